@@ -1,0 +1,104 @@
+"""Shared fixtures: a small topical corpus and tiny encoders built locally.
+
+Nothing is downloaded: the tiny models are trained/initialised here and saved with
+``save_pretrained`` into a temporary directory, then loaded through the same
+``from_pretrained(path)`` code a user's model name goes through.
+"""
+
+import numpy as np
+import pytest
+
+TOPICS = {
+    "sport": "team match goal player coach season league score win cup referee stadium",
+    "space": "orbit rocket planet moon launch star galaxy telescope nasa astronaut comet",
+    "cooking": "recipe oven flour sugar butter bake dinner kitchen spice sauce garlic onion",
+    "finance": "market stock bank price trade investor profit share fund bond loan rate",
+}
+FILLER = "the a of and to in is was it that with for on as at by this".split()
+
+
+def make_corpus(n_per_topic=12, n_sentences=(4, 9), seed=0):
+    """Documents of several sentences, each drawn from one topic's vocabulary."""
+    rng = np.random.default_rng(seed)
+    docs, labels = [], []
+    for label, words in enumerate(TOPICS.values()):
+        words = words.split()
+        for _ in range(n_per_topic):
+            sentences = []
+            for _ in range(rng.integers(*n_sentences)):
+                n = rng.integers(5, 10)
+                tokens = [
+                    words[rng.integers(len(words))] if rng.random() < 0.6
+                    else FILLER[rng.integers(len(FILLER))]
+                    for _ in range(n)
+                ]
+                sentences.append(" ".join(tokens).capitalize() + ".")
+            docs.append(" ".join(sentences))
+            labels.append(label)
+    return docs, np.array(labels)
+
+
+@pytest.fixture(scope="session")
+def corpus():
+    """(documents, labels): 48 short documents in 4 topics."""
+    return make_corpus()
+
+
+def _train_wordpiece(texts, path):
+    from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers, trainers
+    from transformers import BertTokenizerFast
+
+    tok = Tokenizer(models.WordPiece(unk_token="[UNK]"))
+    tok.normalizer = normalizers.BertNormalizer(lowercase=True)
+    tok.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+    tok.decoder = decoders.WordPiece()
+    trainer = trainers.WordPieceTrainer(
+        vocab_size=300, special_tokens=["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
+    )
+    tok.train_from_iterator(texts, trainer)
+    fast = BertTokenizerFast(tokenizer_object=tok, model_max_length=64)
+    fast.save_pretrained(path)
+    return fast
+
+
+@pytest.fixture(scope="session")
+def tiny_bert_path(tmp_path_factory, corpus):
+    """Directory of a tiny randomly initialised BERT with a WordPiece vocabulary."""
+    import torch
+    from transformers import BertConfig, BertModel
+
+    path = tmp_path_factory.mktemp("tiny-bert")
+    docs, _ = corpus
+    tokenizer = _train_wordpiece(docs + [" ".join(TOPICS.values())], path)
+    torch.manual_seed(0)
+    config = BertConfig(
+        vocab_size=len(tokenizer), hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
+        intermediate_size=64, max_position_embeddings=64,
+    )
+    BertModel(config).save_pretrained(path)
+    return str(path)
+
+
+@pytest.fixture(scope="session")
+def tiny_roberta_path(tmp_path_factory, corpus):
+    """Directory of a tiny randomly initialised RoBERTa with a byte-level BPE vocabulary."""
+    import torch
+    from tokenizers import ByteLevelBPETokenizer, processors
+    from transformers import RobertaConfig, RobertaModel, RobertaTokenizerFast
+
+    path = tmp_path_factory.mktemp("tiny-roberta")
+    docs, _ = corpus
+    bpe = ByteLevelBPETokenizer()
+    bpe.train_from_iterator(
+        docs, vocab_size=400, special_tokens=["<s>", "<pad>", "</s>", "<unk>", "<mask>"]
+    )
+    bpe.post_processor = processors.RobertaProcessing(("</s>", 2), ("<s>", 0))
+    tokenizer = RobertaTokenizerFast(tokenizer_object=bpe._tokenizer, model_max_length=64)
+    tokenizer.save_pretrained(path)
+    torch.manual_seed(0)
+    config = RobertaConfig(
+        vocab_size=len(tokenizer), hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
+        intermediate_size=64, max_position_embeddings=66, pad_token_id=tokenizer.pad_token_id,
+    )
+    RobertaModel(config).save_pretrained(path)
+    return str(path)
