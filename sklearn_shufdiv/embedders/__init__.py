@@ -1,1 +1,15 @@
-"""embedders."""
+"""Transformer encoders fine-tuned contrastively on the corpus, as scikit-learn transformers."""
+
+from ._encoder import MeanPoolingEncoder, load_encoder
+from ._loss import NTXentLoss, nt_xent_loss
+from .shuffle_divide import ShuffleDivideEmbedder
+from .tfidf_positive import TfidfPositiveEmbedder
+
+__all__ = [
+    "MeanPoolingEncoder",
+    "NTXentLoss",
+    "ShuffleDivideEmbedder",
+    "TfidfPositiveEmbedder",
+    "load_encoder",
+    "nt_xent_loss",
+]

@@ -1,0 +1,91 @@
+"""Gradient caching (GradCache): a huge contrastive batch in the memory of a mini-batch.
+
+The loss couples every view of a batch with every other one, so the batch cannot simply be
+split into independent mini-batches. GradCache (Gao et al., 2021) splits the work instead:
+
+1. embed every mini-batch without building a graph, remembering the random state;
+2. compute the loss on all embeddings and its gradient with respect to the embeddings;
+3. re-run each mini-batch with a graph, replaying its random state so dropout draws the
+   same masks, and back-propagate the cached embedding gradients through it.
+
+The parameter gradients are those of the full-batch loss; the memory is that of one
+mini-batch of activations plus the (small) matrix of embeddings.
+"""
+
+from contextlib import contextmanager, nullcontext
+
+import torch
+
+
+class RandomState:
+    """The CPU (and CUDA) random state at creation, replayable with :meth:`replay`."""
+
+    def __init__(self, device):
+        self.device = torch.device(device)
+        self.cpu_state = torch.get_rng_state()
+        self.cuda_state = (
+            torch.cuda.get_rng_state(self.device) if self.device.type == "cuda" else None
+        )
+
+    @contextmanager
+    def replay(self):
+        devices = [self.device] if self.cuda_state is not None else []
+        with torch.random.fork_rng(devices=devices):
+            torch.set_rng_state(self.cpu_state)
+            if self.cuda_state is not None:
+                torch.cuda.set_rng_state(self.cuda_state, self.device)
+            yield
+
+
+def autocast_context(device, dtype):
+    """``torch.autocast`` for ``dtype`` on ``device``, or a no-op when ``dtype`` is None."""
+    if dtype is None:
+        return nullcontext()
+    return torch.autocast(device_type=torch.device(device).type, dtype=dtype)
+
+
+def cached_backward(encoder, batches, order, loss_fn, amp_dtype=None):
+    """Back-propagate ``loss_fn`` of all views through ``encoder``, one mini-batch at a time.
+
+    Parameters
+    ----------
+    encoder : torch.nn.Module
+        Maps ``(input_ids, attention_mask)`` to embeddings.
+    batches : list of (input_ids, attention_mask)
+        The views, in mini-batches (as made by ``padded_chunks``).
+    order : array-like of int
+        ``order[k]``: the position, in the loss's view order, of the k-th embedded row.
+    loss_fn : callable
+        Maps the (n_views, dim) float32 embeddings, in loss order, to a scalar.
+    amp_dtype : torch.dtype or None
+        Autocast dtype for the encoder (e.g. ``torch.bfloat16`` on CUDA).
+
+    Returns
+    -------
+    loss : torch.Tensor
+        The detached loss. Gradients are accumulated into the encoder's parameters.
+    """
+    device = batches[0][0].device
+    inverse = torch.argsort(torch.as_tensor(order, device=device))
+    if len(batches) == 1:  # nothing to cache: one ordinary forward and backward
+        with autocast_context(device, amp_dtype):
+            embeddings = encoder(*batches[0]).float()
+        loss = loss_fn(embeddings[inverse])
+        loss.backward()
+        return loss.detach()
+
+    states, cached = [], []
+    with torch.no_grad():
+        for input_ids, attention_mask in batches:
+            states.append(RandomState(device))
+            with autocast_context(device, amp_dtype):
+                cached.append(encoder(input_ids, attention_mask).float())
+    embeddings = torch.cat(cached).requires_grad_()
+    loss = loss_fn(embeddings[inverse])
+    loss.backward()
+    gradients = embeddings.grad.split([len(chunk) for chunk in cached])
+    for (input_ids, attention_mask), state, gradient in zip(batches, states, gradients):
+        with state.replay(), autocast_context(device, amp_dtype):
+            replayed = encoder(input_ids, attention_mask).float()
+        replayed.backward(gradient)
+    return loss.detach()

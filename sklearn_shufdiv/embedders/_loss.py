@@ -1,0 +1,65 @@
+"""NT-Xent, SimCLR's normalised temperature-scaled cross-entropy, over the 2N views of a batch."""
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+def nt_xent_loss(views, temperature=0.1, keys=None):
+    """NT-Xent over ``2N`` views where view ``i`` and view ``i + N`` are a positive pair.
+
+    Each view's positive is its partner; every other view of the batch is a negative
+    (``2N - 2`` of them), except copies of the same text: when ``keys`` is given, a view
+    whose key equals the anchor's or its partner's key (the same document seen twice in
+    the batch) is left out of the denominator, so it is neither a positive nor a negative.
+
+    Parameters
+    ----------
+    views : torch.Tensor of shape (2N, dim)
+        Embeddings, first the N "a" views, then their N partners in the same order.
+    temperature : float, default=0.1
+        Softmax temperature; similarities are cosines divided by it.
+    keys : torch.Tensor of shape (2N,), default=None
+        An id of the content of each view (e.g. the document index). ``None`` means all
+        views are distinct.
+
+    Returns
+    -------
+    loss : torch.Tensor
+        The mean over the 2N views (a scalar).
+
+    Examples
+    --------
+    >>> import torch
+    >>> views = torch.tensor([[1.0, 0.0], [0.0, 1.0], [1.0, 0.1], [0.1, 1.0]])
+    >>> float(nt_xent_loss(views, temperature=0.1)) < 0.01
+    True
+    """
+    n_views = views.shape[0]
+    if n_views % 2 or n_views < 4:
+        raise ValueError(f"Need an even number of at least 4 views (2 pairs); got {n_views}.")
+    z = F.normalize(views.float(), dim=1)
+    logits = z @ z.T / temperature
+    index = torch.arange(n_views, device=views.device)
+    partner = (index + n_views // 2) % n_views
+    excluded = index[:, None] == index[None, :]
+    if keys is not None:
+        keys = keys.to(views.device)
+        same = (keys[None, :] == keys[:, None]) | (keys[None, :] == keys[partner][:, None])
+        excluded = excluded | (same & (index[None, :] != partner[:, None]))
+    logits = logits.masked_fill(excluded, float("-inf"))
+    return F.cross_entropy(logits, partner)
+
+
+class NTXentLoss(nn.Module):
+    """:func:`nt_xent_loss` as a module with a fixed ``temperature``."""
+
+    def __init__(self, temperature=0.1):
+        super().__init__()
+        self.temperature = temperature
+
+    def forward(self, views, keys=None):
+        return nt_xent_loss(views, self.temperature, keys)
+
+    def extra_repr(self):
+        return f"temperature={self.temperature}"

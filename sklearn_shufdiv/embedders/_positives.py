@@ -1,0 +1,134 @@
+"""How positive pairs are made: the one thing that varies between the embedders.
+
+A strategy is fitted once on the corpus and then draws the epoch's pairs of views from a
+random generator. Each pair carries the document index of both views as *keys*: the loss
+uses them to keep two copies of one text from being each other's negatives.
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ._sentences import make_sentence_splitter
+
+
+@dataclass
+class PositivePairs:
+    """The epoch's positive pairs: ``texts_a[i]`` and ``texts_b[i]`` are views of one meaning."""
+
+    texts_a: list
+    texts_b: list
+    keys_a: np.ndarray
+    keys_b: np.ndarray
+
+    def __len__(self):
+        return len(self.texts_a)
+
+
+def shuffle_divide(units, rng, join=" "):
+    """Shuffle ``units`` (sentences or words) and cut the shuffled list in two halves.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> a, b = shuffle_divide(["S1.", "S2.", "S3.", "S4.", "S5."], np.random.default_rng(0))
+    >>> sorted((a + " " + b).split()) == ["S1.", "S2.", "S3.", "S4.", "S5."]
+    True
+    """
+    shuffled = [units[i] for i in rng.permutation(len(units))]
+    half = len(shuffled) // 2
+    return join.join(shuffled[:half]), join.join(shuffled[half:])
+
+
+class ShuffleDivide:
+    """Shuffle & Divide: a document's shuffled halves are a positive pair.
+
+    Parameters
+    ----------
+    min_sentences : int
+        Documents with fewer sentences are not used for training.
+    unit : {"sentence", "word"}
+        What is shuffled: sentences (the main method) or words (the word-level variant).
+        Documents are selected by their number of sentences either way.
+    sentence_splitter : {"auto", "punkt", "punkt-corpus"} or callable
+        See :func:`~sklearn_shufdiv.embedders._sentences.make_sentence_splitter`.
+    """
+
+    def __init__(self, min_sentences=4, unit="sentence", sentence_splitter="auto"):
+        self.min_sentences = min_sentences
+        self.unit = unit
+        self.sentence_splitter = sentence_splitter
+
+    def fit(self, documents, random_state=None):
+        split = make_sentence_splitter(self.sentence_splitter, documents, random_state)
+        self.units_, indices = [], []
+        for index, document in enumerate(documents):
+            sentences = [s for s in split(document) if s.strip()]
+            if len(sentences) >= self.min_sentences:
+                indices.append(index)
+                self.units_.append(sentences if self.unit == "sentence" else document.split())
+        self.document_indices_ = np.asarray(indices, dtype=np.int64)
+        return self
+
+    @property
+    def n_pairs(self):
+        return len(self.document_indices_)
+
+    def describe_shortage(self, n_documents):
+        return (
+            f"only {len(self.document_indices_)} of {n_documents} documents have at least "
+            f"min_sentences={self.min_sentences} sentences. Lower min_sentences, pass "
+            "longer documents, or check the sentence splitter."
+        )
+
+    def sample(self, rng):
+        halves = [shuffle_divide(units, rng) for units in self.units_]
+        return PositivePairs(
+            [a for a, _ in halves], [b for _, b in halves],
+            self.document_indices_, self.document_indices_,
+        )
+
+
+class TfidfNeighbours:
+    """TF-IDF positives: each document is paired with its most TF-IDF-similar other document.
+
+    Parameters
+    ----------
+    tfidf_params : dict or None
+        Keyword arguments of :class:`~sklearn.feature_extraction.text.TfidfVectorizer`.
+    exclude_duplicates : bool
+        Skip neighbours that are exact duplicates (cosine 1); see
+        :func:`~sklearn_shufdiv.embedders._neighbors.mine_tfidf_positives`.
+    """
+
+    def __init__(self, tfidf_params=None, exclude_duplicates=True):
+        self.tfidf_params = tfidf_params
+        self.exclude_duplicates = exclude_duplicates
+
+    def fit(self, documents, random_state=None):
+        from ._neighbors import mine_tfidf_positives
+
+        self.documents_ = documents
+        self.pairs_, self.similarities_ = mine_tfidf_positives(
+            documents, vectorizer=self.tfidf_params, exclude_duplicates=self.exclude_duplicates
+        )
+        self.document_indices_ = np.unique(self.pairs_)
+        return self
+
+    @property
+    def n_pairs(self):
+        return len(self.pairs_)
+
+    def describe_shortage(self, n_documents):
+        return (
+            f"only {len(self.pairs_)} of {n_documents} documents have a TF-IDF neighbour "
+            "(a document sharing at least one term). Pass more documents or change "
+            "tfidf_params."
+        )
+
+    def sample(self, rng):
+        first, second = self.pairs_[:, 0], self.pairs_[:, 1]
+        return PositivePairs(
+            [self.documents_[i] for i in first], [self.documents_[i] for i in second],
+            first, second,
+        )

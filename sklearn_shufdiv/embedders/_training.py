@@ -1,0 +1,208 @@
+"""The training engine: a skorch ``NeuralNet`` that takes GradCache steps, and its callbacks.
+
+skorch runs the loop (epochs, batches, history, callbacks, device placement); what is ours
+is one training step (tokenise the batch's views, cached contrastive backward) and three
+callbacks: the epoch's views, the progress bar, and the selection of the best epoch.
+"""
+
+import numpy as np
+import torch
+from skorch import NeuralNet
+from skorch.callbacks import Callback
+from torch.utils.data import Dataset
+from tqdm.auto import tqdm
+
+from ._batching import padded_chunks, tokenize
+from ._encoder import encode
+from ._gradcache import cached_backward
+from ._loss import NTXentLoss
+
+
+def epoch_rng(seed, epoch):
+    """The random generator of one epoch: the same for a resumed fit as for a whole one."""
+    return np.random.default_rng([seed, epoch])
+
+
+class EpochBatches(Dataset):
+    """The batches of positive pairs of the current epoch, one item per batch.
+
+    At the start of each epoch, :meth:`set_epoch` redraws the views (the shuffle of Shuffle
+    & Divide) and the order of the pairs from the epoch's generator, and cuts them into
+    batches of nearly equal size, none larger than ``batch_size``.
+    """
+
+    def __init__(self, positives, batch_size, seed):
+        self.positives = positives
+        self.batch_size = batch_size
+        self.seed = seed
+        self.n_batches = -(-positives.n_pairs // batch_size)
+        self.batches = None
+
+    def set_epoch(self, epoch):
+        rng = epoch_rng(self.seed, epoch)
+        pairs = self.positives.sample(rng)
+        chunks = np.array_split(rng.permutation(len(pairs)), self.n_batches)
+        # The keys come first: skorch measures a batch by its first item, and would take a
+        # list of strings for a list of arrays of unequal lengths.
+        self.batches = [
+            (
+                torch.as_tensor(np.concatenate([pairs.keys_a[chunk], pairs.keys_b[chunk]])),
+                [pairs.texts_a[i] for i in chunk] + [pairs.texts_b[i] for i in chunk],
+            )
+            for chunk in chunks
+        ]
+
+    def __len__(self):
+        return self.n_batches
+
+    def __getitem__(self, index):
+        return self.batches[index]
+
+
+def _as_batch(item):
+    return item
+
+
+class ContrastiveNet(NeuralNet):
+    """A skorch net whose training step is a GradCache NT-Xent step over a batch of pairs.
+
+    Parameters (beyond skorch's)
+    ----------------------------
+    tokenizer : transformers tokenizer
+    max_length : int
+        Tokens kept per view.
+    mini_batch_size : int
+        Views per forward pass; bounds activation memory.
+    amp_dtype : torch.dtype or None
+        Autocast dtype (bf16 on CUDA), None for full precision.
+    """
+
+    def __init__(self, module, *, tokenizer, max_length, mini_batch_size, amp_dtype=None,
+                 **kwargs):
+        kwargs.setdefault("criterion", NTXentLoss)
+        kwargs.setdefault("train_split", None)
+        kwargs.setdefault("iterator_train__batch_size", None)
+        kwargs.setdefault("iterator_train__collate_fn", _as_batch)
+        kwargs.setdefault("iterator_train__shuffle", False)
+        super().__init__(module, **kwargs)
+        self.tokenizer = tokenizer
+        self.max_length = max_length
+        self.mini_batch_size = mini_batch_size
+        self.amp_dtype = amp_dtype
+
+    def train_step_single(self, batch, **fit_params):
+        keys, texts = batch
+        self.module_.train()
+        token_ids = tokenize(self.tokenizer, texts, self.max_length)
+        batches, order = padded_chunks(
+            token_ids, self.mini_batch_size, self.tokenizer.pad_token_id, self.device
+        )
+        loss = cached_backward(
+            self.module_, batches, order, lambda views: self.criterion_(views, keys),
+            self.amp_dtype,
+        )
+        return {"loss": loss, "y_pred": None}
+
+    def embed(self, texts, batch_size=None, verbose=0):
+        """Embeddings of ``texts`` by the current weights (float32 numpy array)."""
+        return encode(
+            self.module_, self.tokenizer, texts, max_length=self.max_length,
+            batch_size=batch_size or self.mini_batch_size, device=self.device,
+            amp_dtype=self.amp_dtype, verbose=verbose,
+        )
+
+
+class SetEpochViews(Callback):
+    """Redraws the training views at the start of every epoch."""
+
+    def on_epoch_begin(self, net, dataset_train=None, **kwargs):
+        dataset_train.set_epoch(len(net.history))
+
+
+class ProgressBar(Callback):
+    """A tqdm bar over the batches of each epoch, with the running loss."""
+
+    def __init__(self, max_epochs, verbose=1):
+        self.max_epochs = max_epochs
+        self.verbose = verbose
+
+    def on_epoch_begin(self, net, dataset_train=None, **kwargs):
+        self.bar_ = tqdm(
+            total=len(dataset_train), desc=f"epoch {len(net.history)}/{self.max_epochs}",
+            unit="batch", disable=not self.verbose, leave=self.verbose > 1,
+        )
+
+    def on_batch_end(self, net, batch=None, training=None, loss=None, **kwargs):
+        self.bar_.update(1)
+        self.bar_.set_postfix(loss=f"{float(loss):.4f}")
+
+    def on_epoch_end(self, net, **kwargs):
+        self.bar_.close()
+        del self.bar_  # a tqdm bar holds a stream, which cannot be pickled
+        if self.verbose:
+            row = net.history[-1]
+            text = f"epoch {row['epoch']}: loss {row.get('train_loss', float('nan')):.4f}"
+            if "silhouette" in row:
+                text += f", silhouette {row['silhouette']:.4f}"
+            tqdm.write(text)
+
+
+class SilhouetteSelection(Callback):
+    """Scores each epoch by the cosine silhouette of a spherical k-means clustering.
+
+    The untuned encoder is scored too (:meth:`score_initial`), so the selection can decide
+    that fine-tuning did not help. The weights of the best epoch are kept (on the CPU) and
+    loaded back when training ends.
+    """
+
+    def __init__(self, texts, n_clusters, seed):
+        self.texts = texts
+        self.n_clusters = n_clusters
+        self.seed = seed
+        self.best_epoch = None
+        self.best_score = -np.inf
+        self.best_state = None
+        self.initial_score = None
+
+    def silhouette(self, net):
+        from sklearn.metrics import silhouette_score
+
+        from ..cluster import SphericalKMeans
+
+        embeddings = net.embed(self.texts)
+        labels = SphericalKMeans(self.n_clusters, random_state=self.seed).fit_predict(embeddings)
+        if len(np.unique(labels)) < 2:
+            return -1.0
+        return float(silhouette_score(embeddings, labels, metric="cosine"))
+
+    def _consider(self, net, epoch, score):
+        if score > self.best_score:
+            self.best_epoch, self.best_score = epoch, score
+            self.best_state = {
+                name: value.detach().to("cpu", copy=True)
+                for name, value in net.module_.state_dict().items()
+            }
+
+    def score_initial(self, net):
+        self.initial_score = self.silhouette(net)
+        self._consider(net, 0, self.initial_score)
+
+    def on_epoch_end(self, net, **kwargs):
+        score = self.silhouette(net)
+        net.history.record("silhouette", score)
+        self._consider(net, len(net.history), score)
+
+    def restore_best(self, net):
+        net.module_.load_state_dict(self.best_state)
+
+    def release(self):
+        """Drop what only training needs (the texts, the copy of the best weights)."""
+        self.texts = self.best_state = None
+
+    def state_dict(self):
+        return {"best_epoch": self.best_epoch, "best_score": float(self.best_score),
+                "best_state": self.best_state, "initial_score": self.initial_score}
+
+    def load_state_dict(self, state):
+        self.best_epoch, self.best_score = state["best_epoch"], state["best_score"]
+        self.best_state, self.initial_score = state["best_state"], state["initial_score"]
