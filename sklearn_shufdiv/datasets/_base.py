@@ -1,0 +1,188 @@
+"""Shared download, cache and checksum logic of the dataset loaders.
+
+Every loader of this package that reads a raw archive (Reuters-21578, BBC, BBCSport)
+goes through :func:`_fetch_file`: the archive is looked up in scikit-learn's data home
+(:func:`sklearn.datasets.get_data_home`, which honours ``SCIKIT_LEARN_DATA``) under its
+original file name; if it is missing it is downloaded with :mod:`urllib` to a temporary
+file in the same folder, its sha256 is checked, and only then is it renamed into place,
+so that an interrupted or corrupted download never leaves a file that looks cached.
+"""
+
+import hashlib
+import os
+import tempfile
+import time
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.error import URLError
+from urllib.request import urlopen
+
+import numpy as np
+from sklearn.datasets import get_data_home
+from sklearn.utils import check_random_state
+
+_CHUNK_SIZE = 1 << 16
+
+
+@dataclass(frozen=True)
+class _RemoteFile:
+    """Where an archive comes from and how to recognise it.
+
+    Attributes
+    ----------
+    filename : str
+        Name of the file in the data home (the archive's original name).
+    url : str
+        Where to download it from.
+    sha256 : str or None
+        Expected sha256 hex digest; None when no checksum is pinned.
+    name : str
+        Human readable name of the data set, for messages.
+    """
+
+    filename: str
+    url: str
+    sha256: str | None
+    name: str
+
+
+def _sha256(path):
+    """Return the sha256 hex digest of the file at ``path``."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(_CHUNK_SIZE), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def _download(url, path, sha256, *, name, n_retries=3, delay=1.0, validate=None):
+    """Download ``url`` to ``path`` atomically, checking its sha256.
+
+    The file is streamed into a temporary file next to ``path`` while its sha256 is
+    computed; on a mismatch the temporary file is removed and an :class:`OSError` is
+    raised, otherwise (after the optional ``validate(tmp_path)`` check) the temporary
+    file is renamed to ``path`` with :func:`os.replace`. Network errors
+    (:class:`urllib.error.URLError`, :class:`TimeoutError`, :class:`ConnectionError`)
+    are retried ``n_retries`` times, ``delay`` seconds apart.
+
+    When ``sha256`` is None the download cannot be verified: a :class:`UserWarning`
+    gives the digest that was measured, and only ``validate`` protects the cache.
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    attempts = max(int(n_retries), 0) + 1
+    for attempt in range(attempts):
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".part")
+        try:
+            digest = hashlib.sha256()
+            with os.fdopen(fd, "wb") as out, urlopen(url, timeout=60) as response:
+                for chunk in iter(lambda: response.read(_CHUNK_SIZE), b""):
+                    digest.update(chunk)
+                    out.write(chunk)
+            actual = digest.hexdigest()
+            if sha256 is not None and actual != sha256.lower():
+                raise OSError(
+                    f"Checksum mismatch for {name} downloaded from {url}: expected sha256 "
+                    f"{sha256}, got {actual}. The file was discarded and not cached at "
+                    f"{path}."
+                )
+            if validate is not None:
+                validate(tmp)
+            if sha256 is None:
+                warnings.warn(
+                    f"{name} was downloaded from {url} without a pinned checksum, so its "
+                    f"integrity could not be verified (only its structure was checked). "
+                    f"Its sha256 is {actual}; pass it as `sha256=` to verify later "
+                    f"downloads.",
+                    UserWarning,
+                    stacklevel=3,
+                )
+            os.replace(tmp, path)
+            return path
+        except (URLError, TimeoutError, ConnectionError) as exc:
+            _remove_quietly(tmp)
+            if attempt + 1 >= attempts:
+                raise OSError(
+                    f"Could not download {name} from {url} after {attempts} attempt(s): "
+                    f"{exc}. Download it yourself and save it as {path}."
+                ) from exc
+            time.sleep(delay)
+        except BaseException:
+            _remove_quietly(tmp)
+            raise
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def _remove_quietly(path):
+    try:
+        os.remove(path)
+    except FileNotFoundError:
+        pass
+
+
+def _fetch_file(
+    remote,
+    data_home=None,
+    *,
+    download_if_missing=True,
+    sha256=None,
+    n_retries=3,
+    delay=1.0,
+    validate=None,
+):
+    """Return the path of ``remote``'s file in the data home, downloading it if needed.
+
+    Parameters
+    ----------
+    remote : _RemoteFile
+        The archive to fetch.
+    data_home : str or path-like, default=None
+        Data home; None means :func:`sklearn.datasets.get_data_home`'s default.
+    download_if_missing : bool, default=True
+        If False and the file is not cached, raise :class:`FileNotFoundError`.
+    sha256 : str, default=None
+        Checksum to verify the download against, overriding ``remote.sha256``.
+    n_retries, delay : int, float
+        Retries on network errors and seconds between them.
+    validate : callable, default=None
+        Called with the path of a freshly downloaded file before it is cached; it
+        should raise if the file is not what is expected.
+
+    Returns
+    -------
+    path : pathlib.Path
+        Path of the cached file.
+    """
+    path = Path(get_data_home(data_home=data_home)) / remote.filename
+    if path.is_file():
+        return path
+    if not download_if_missing:
+        raise FileNotFoundError(
+            f"{remote.name} not found: expected the archive at {path}. Call the loader "
+            f"with download_if_missing=True to download it from {remote.url}, or "
+            f"download that file yourself and save it at this path (set `data_home` or "
+            f"the SCIKIT_LEARN_DATA environment variable to use another folder)."
+        )
+    return _download(
+        remote.url,
+        path,
+        sha256 if sha256 is not None else remote.sha256,
+        name=remote.name,
+        n_retries=n_retries,
+        delay=delay,
+        validate=validate,
+    )
+
+
+def _shuffle_bunch(bunch, keys, random_state):
+    """Shuffle the per-sample entries ``keys`` of ``bunch`` in place, consistently."""
+    n = len(bunch[keys[0]])
+    order = check_random_state(random_state).permutation(n)
+    for key in keys:
+        value = bunch[key]
+        if isinstance(value, np.ndarray):
+            bunch[key] = value[order]
+        else:
+            bunch[key] = [value[i] for i in order]
+    return bunch

@@ -1,0 +1,65 @@
+import math
+
+import pytest
+import torch
+
+from sklearn_shufdiv.embedders import NTXentLoss, nt_xent_loss
+
+
+def reference_nt_xent(views, temperature, keys=None):
+    """SimCLR's NT-Xent written out view by view."""
+    n_views = len(views)
+    half = n_views // 2
+    z = torch.nn.functional.normalize(views.double(), dim=1)
+    total = 0.0
+    for i in range(n_views):
+        positive = (i + half) % n_views
+        denominator = 0.0
+        for j in range(n_views):
+            if j == i:
+                continue
+            if keys is not None and j != positive and keys[j] in (keys[i], keys[positive]):
+                continue
+            denominator += math.exp(float(z[i] @ z[j]) / temperature)
+        total -= math.log(math.exp(float(z[i] @ z[positive]) / temperature) / denominator)
+    return total / n_views
+
+
+@pytest.mark.parametrize("n_pairs", [2, 3, 7])
+@pytest.mark.parametrize("temperature", [0.05, 0.5, 1.0])
+def test_matches_reference(n_pairs, temperature):
+    views = torch.randn(2 * n_pairs, 5, generator=torch.Generator().manual_seed(n_pairs))
+    expected = reference_nt_xent(views, temperature)
+    assert float(nt_xent_loss(views, temperature)) == pytest.approx(expected, rel=1e-5)
+
+
+def test_duplicate_documents_are_not_negatives():
+    # Mutual neighbours: pair (doc 0, doc 1) and pair (doc 1, doc 0), plus pair (2, 3).
+    e = torch.randn(4, 6, generator=torch.Generator().manual_seed(0))
+    views = torch.stack([e[0], e[1], e[2], e[1], e[0], e[3]])
+    keys = torch.tensor([0, 1, 2, 1, 0, 3])
+    masked = float(nt_xent_loss(views, 0.1, keys))
+    assert masked == pytest.approx(reference_nt_xent(views, 0.1, keys.tolist()), rel=1e-5)
+    # Without the keys, the copies of view 0's own text act as hard negatives.
+    assert float(nt_xent_loss(views, 0.1)) > masked
+
+
+def test_perfect_pairs_have_low_loss_and_random_pairs_do_not():
+    anchors = torch.eye(8)
+    aligned = float(nt_xent_loss(torch.cat([anchors, anchors]), 0.05))
+    shuffled = float(nt_xent_loss(torch.cat([anchors, anchors.roll(1, 0)]), 0.05))
+    assert aligned < 1e-6 < shuffled
+
+
+def test_module_and_gradient():
+    views = torch.randn(6, 4, requires_grad=True)
+    loss = NTXentLoss(temperature=0.2)(views)
+    loss.backward()
+    assert views.grad is not None and torch.isfinite(views.grad).all()
+    assert "temperature=0.2" in repr(NTXentLoss(0.2))
+
+
+@pytest.mark.parametrize("n_views", [2, 5])
+def test_too_few_or_odd_views(n_views):
+    with pytest.raises(ValueError, match="even number of at least 4"):
+        nt_xent_loss(torch.randn(n_views, 3))

@@ -1,0 +1,89 @@
+from collections import Counter
+
+import numpy as np
+import pytest
+
+from sklearn_shufdiv.embedders._positives import ShuffleDivide, shuffle_divide
+from sklearn_shufdiv.embedders._sentences import (
+    make_sentence_splitter,
+    pretrained_punkt,
+    train_punkt,
+)
+from sklearn_shufdiv.embedders._training import EpochBatches
+
+SENTENCES = ["One fish swam.", "Two birds flew.", "Dr. Smith left at 5 p.m. today.",
+             "Red cars passed.", "Blue skies shone.", "The end came."]
+
+
+@pytest.mark.parametrize("n", [2, 4, 5, 6])
+def test_halves_partition_the_units(n):
+    units = SENTENCES[:n]
+    a, b = shuffle_divide(units, np.random.default_rng(n))
+    rejoined = Counter(a.split(" ")) + Counter(b.split(" "))
+    assert rejoined == Counter(" ".join(units).split(" "))
+    assert len(a) and len(b)
+
+
+def test_shuffle_is_seeded_and_varies():
+    draws = {shuffle_divide(SENTENCES, np.random.default_rng(seed)) for seed in range(10)}
+    assert len(draws) > 5
+    again = shuffle_divide(SENTENCES, np.random.default_rng(3))
+    assert again == shuffle_divide(SENTENCES, np.random.default_rng(3))
+
+
+def split_on_periods(text):
+    return [s.strip() + "." for s in text.split(".") if s.strip()]
+
+
+def test_short_documents_are_not_trained_on():
+    docs = ["A. B. C. D.", "A. B. C.", "A. B. C. D. E.", "Just one."]
+    sd = ShuffleDivide(min_sentences=4, sentence_splitter=split_on_periods).fit(docs)
+    assert sd.document_indices_.tolist() == [0, 2]
+    pairs = sd.sample(np.random.default_rng(0))
+    assert pairs.keys_a.tolist() == [0, 2] == pairs.keys_b.tolist()
+    assert sorted(pairs.texts_a[1].split() + pairs.texts_b[1].split()) == ["A.", "B.", "C.", "D.", "E."]
+    assert "2 of 4 documents" in sd.describe_shortage(4)
+
+
+def test_word_level_variant_shuffles_words():
+    doc = "Alpha beta gamma. Delta epsilon. Zeta eta theta. Iota kappa."
+    sd = ShuffleDivide(4, unit="word", sentence_splitter=split_on_periods).fit([doc])
+    a, b = sd.sample(np.random.default_rng(1)).texts_a[0], sd.units_[0]
+    assert b == doc.split()
+    assert len(a.split()) == len(doc.split()) // 2
+
+
+def test_epoch_batches_redraw_views_and_are_reproducible(corpus):
+    docs, _ = corpus
+    sd = ShuffleDivide(sentence_splitter=split_on_periods).fit(docs)
+    first = EpochBatches(sd, batch_size=10, seed=0)
+    second = EpochBatches(sd, batch_size=10, seed=0)
+    first.set_epoch(1)
+    second.set_epoch(1)
+    assert [b[1] for b in first.batches] == [b[1] for b in second.batches]
+    epoch1 = [b[1] for b in first.batches]
+    first.set_epoch(2)
+    assert [b[1] for b in first.batches] != epoch1
+    # 48 pairs in batches of at most 10: 5 batches of nearly equal size, each pair once.
+    sizes = [len(keys) // 2 for keys, _ in first.batches]
+    assert len(first) == 5 and max(sizes) - min(sizes) <= 1 and sum(sizes) == sd.n_pairs
+    keys = np.concatenate([k[: len(k) // 2].numpy() for k, _ in first.batches])
+    assert sorted(keys.tolist()) == sd.document_indices_.tolist()
+
+
+def test_punkt_trained_on_the_corpus_splits_sentences(corpus):
+    docs, _ = corpus
+    split = train_punkt(docs, random_state=0).tokenize
+    assert split("Team won the cup. Fans sang loudly. Then they left.") == [
+        "Team won the cup.", "Fans sang loudly.", "Then they left."]
+
+
+def test_splitter_parameter(corpus):
+    docs, _ = corpus
+    assert make_sentence_splitter(split_on_periods, []) is split_on_periods
+    split = make_sentence_splitter("auto", docs)
+    assert split("Rocket won the cup. Fans sang loudly.") == [
+        "Rocket won the cup.", "Fans sang loudly."]
+    if pretrained_punkt() is None:
+        with pytest.raises(LookupError, match="punkt-corpus"):
+            make_sentence_splitter("punkt", docs)
