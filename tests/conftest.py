@@ -7,6 +7,11 @@ Nothing is downloaded: the tiny models are trained/initialised here and saved wi
 
 import numpy as np
 import pytest
+import torch
+
+# Tiny models gain nothing from threads, and threads that spin on a busy 2-core machine
+# slow every test down.
+torch.set_num_threads(1)
 
 TOPICS = {
     "sport": "team match goal player coach season league score win cup referee stadium",

@@ -12,11 +12,10 @@ from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, Transfo
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from ..utils._param_validation import Interval, Options, validate_params
+from ..utils._param_validation import Interval, validate_params
 from . import _checkpoint
 from ._encoder import load_encoder, model_max_length
-from ._training import ContrastiveNet, EpochBatches, ProgressBar, SetEpochViews, \
-    SilhouetteSelection
+from ._training import ContrastiveNet, EpochBatches, ProgressBar, SetEpochViews, SilhouetteSelection
 from ._validation import check_documents
 
 
@@ -81,7 +80,7 @@ class BaseContrastiveEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         rng = check_random_state(self.random_state)
         seed = int(self.random_state) if isinstance(self.random_state, Integral) else int(
             rng.randint(np.iinfo(np.int32).max))
-        tokenizer, encoder = load_encoder(self.model_name_or_path)
+        tokenizer, encoder = load_encoder(self.model_name_or_path, self.verbose)
         max_length = self.max_length or model_max_length(tokenizer, encoder)
 
         positives = None
@@ -109,7 +108,7 @@ class BaseContrastiveEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         net = ContrastiveNet(
             encoder.to(device), tokenizer=tokenizer, max_length=max_length,
             mini_batch_size=self.mini_batch_size,
-            amp_dtype=torch.bfloat16 if torch.device(device).type == "cuda" else None,
+            amp_dtype=torch.bfloat16,
             optimizer=torch.optim.AdamW, lr=self.learning_rate,
             optimizer__weight_decay=self.weight_decay, criterion__temperature=self.temperature,
             max_epochs=self.max_epochs, batch_size=self.batch_size, callbacks=callbacks,
@@ -137,7 +136,8 @@ class BaseContrastiveEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         if self.max_epochs > start:
             net.partial_fit(EpochBatches(positives, self.batch_size, seed),
                             epochs=self.max_epochs - start)
-        completed = len(net.history)
+        completed = sum("train_loss" in row for row in net.history)
+        del net.history[completed:]  # the row of an interrupted epoch
         if completed < self.max_epochs:
             where = (f" Resume it by calling fit again with checkpoint_dir="
                      f"{str(self.checkpoint_dir)!r}." if self.checkpoint_dir else "")

@@ -1,6 +1,7 @@
 """A Hugging Face transformer followed by mean pooling: one vector per token sequence."""
 
 import os
+from contextlib import contextmanager
 
 import torch
 from torch import nn
@@ -32,13 +33,30 @@ class MeanPoolingEncoder(nn.Module):
         return (hidden * mask).sum(dim=1) / mask.sum(dim=1).clamp(min=1.0)
 
 
-def load_encoder(model_name_or_path):
+@contextmanager
+def _quiet_transformers(quiet):
+    """Silence transformers' own progress bars (weight loading) for the duration."""
+    from transformers.utils import logging
+
+    enabled = logging.is_progress_bar_enabled()
+    if quiet and enabled:
+        logging.disable_progress_bar()
+    try:
+        yield
+    finally:
+        if quiet and enabled:
+            logging.enable_progress_bar()
+
+
+def load_encoder(model_name_or_path, verbose=0):
     """Load a tokenizer and a :class:`MeanPoolingEncoder` by hub name or local directory.
 
     Parameters
     ----------
     model_name_or_path : str or os.PathLike
         What ``transformers.AutoModel.from_pretrained`` accepts.
+    verbose : int, default=0
+        0 hides the progress bar of transformers' weight loading.
 
     Returns
     -------
@@ -56,8 +74,9 @@ def load_encoder(model_name_or_path):
 
     name = os.fspath(model_name_or_path)
     try:
-        tokenizer = AutoTokenizer.from_pretrained(name)
-        transformer = AutoModel.from_pretrained(name, dtype=torch.float32)
+        with _quiet_transformers(not verbose):
+            tokenizer = AutoTokenizer.from_pretrained(name)
+            transformer = AutoModel.from_pretrained(name, dtype=torch.float32)
     except (OSError, ValueError) as exc:
         raise OSError(
             f"Could not load the model {name!r}: it is neither a directory holding a Hugging "

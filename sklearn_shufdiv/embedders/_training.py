@@ -74,7 +74,7 @@ class ContrastiveNet(NeuralNet):
     mini_batch_size : int
         Views per forward pass; bounds activation memory.
     amp_dtype : torch.dtype or None
-        Autocast dtype (bf16 on CUDA), None for full precision.
+        Autocast dtype on CUDA (bf16); the CPU always computes in float32.
     """
 
     def __init__(self, module, *, tokenizer, max_length, mini_batch_size, amp_dtype=None,
@@ -99,7 +99,7 @@ class ContrastiveNet(NeuralNet):
         )
         loss = cached_backward(
             self.module_, batches, order, lambda views: self.criterion_(views, keys),
-            self.amp_dtype,
+            self.autocast_dtype,
         )
         return {"loss": loss, "y_pred": None}
 
@@ -108,8 +108,13 @@ class ContrastiveNet(NeuralNet):
         return encode(
             self.module_, self.tokenizer, texts, max_length=self.max_length,
             batch_size=batch_size or self.mini_batch_size, device=self.device,
-            amp_dtype=self.amp_dtype, verbose=verbose,
+            amp_dtype=self.autocast_dtype, verbose=verbose,
         )
+
+    @property
+    def autocast_dtype(self):
+        """``amp_dtype`` on CUDA; None (float32) elsewhere, e.g. after unpickling on a CPU."""
+        return self.amp_dtype if torch.device(self.device).type == "cuda" else None
 
 
 class SetEpochViews(Callback):

@@ -1,0 +1,218 @@
+"""The estimator contract of the two embedders, on a tiny local BERT."""
+
+import pickle
+import warnings
+
+import numpy as np
+import pytest
+import torch
+from sklearn.base import clone
+from sklearn.exceptions import NotFittedError
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from sklearn_shufdiv.embedders import ShuffleDivideEmbedder, TfidfPositiveEmbedder, _training
+
+SMALL = dict(max_epochs=2, batch_size=8, mini_batch_size=6, max_length=32, random_state=0,
+             verbose=0)
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.SkipTestWarning")
+@parametrize_with_checks([ShuffleDivideEmbedder(), TfidfPositiveEmbedder()])
+def test_sklearn_checks(estimator, check):
+    # For text input scikit-learn runs only the checks that need no numeric data; the
+    # others have equivalents below.
+    check(estimator)
+
+
+@pytest.fixture(scope="module")
+def fitted(tiny_bert_path, corpus):
+    docs, _ = corpus
+    return ShuffleDivideEmbedder(tiny_bert_path, **SMALL).fit(docs)
+
+
+@pytest.fixture(params=[ShuffleDivideEmbedder, TfidfPositiveEmbedder])
+def Embedder(request):
+    return request.param
+
+
+def test_init_stores_parameters_only(Embedder):
+    embedder = Embedder("no/such/model", max_epochs=7, learning_rate=1e-4)
+    assert vars(embedder) == embedder.get_params()
+    assert embedder.get_params()["max_epochs"] == 7
+
+
+def test_fit_transform(Embedder, tiny_bert_path, corpus):
+    docs, _ = corpus
+    embedder = Embedder(tiny_bert_path, **SMALL)
+    params = embedder.get_params()
+    embeddings = embedder.fit_transform(docs)
+    assert embedder.get_params() == params  # fit does not touch the parameters
+    assert embeddings.shape == (len(docs), 32) and embeddings.dtype == np.float32
+    np.testing.assert_allclose(np.linalg.norm(embeddings, axis=1), 1, rtol=1e-5)
+    assert [row["epoch"] for row in embedder.history_] == [0, 1, 2]
+    assert embedder.best_epoch_ == 2
+    np.testing.assert_array_equal(embeddings, embedder.transform(docs))
+
+
+def test_same_seed_same_embeddings(tiny_bert_path, corpus, fitted):
+    docs, _ = corpus
+    again = ShuffleDivideEmbedder(tiny_bert_path, **SMALL).fit(docs)
+    np.testing.assert_array_equal(fitted.transform(docs), again.transform(docs))
+    other = ShuffleDivideEmbedder(tiny_bert_path, **{**SMALL, "random_state": 1}).fit(docs)
+    assert not np.allclose(fitted.transform(docs), other.transform(docs))
+
+
+def test_input_types_agree(fitted, corpus):
+    pd = pytest.importorskip("pandas")
+    docs, _ = corpus
+    expected = fitted.transform(docs[:5])
+    for X in (tuple(docs[:5]), np.array(docs[:5], dtype=object), pd.Series(docs[:5])):
+        np.testing.assert_array_equal(fitted.transform(X), expected)
+
+
+def test_transform_order_does_not_depend_on_batching(fitted, corpus):
+    docs, _ = corpus
+    together = fitted.transform(docs[:10])
+    one_by_one = np.vstack([fitted.transform([d]) for d in docs[:10]])
+    np.testing.assert_allclose(together, one_by_one, atol=1e-5)
+
+
+def test_training_lowers_the_loss(tiny_bert_path, corpus):
+    docs, _ = corpus
+    embedder = ShuffleDivideEmbedder(tiny_bert_path, **{**SMALL, "max_epochs": 4,
+                                                        "learning_rate": 1e-3}).fit(docs)
+    losses = [row["train_loss"] for row in embedder.history_[1:]]
+    assert losses[-1] < losses[0] - 0.1
+
+
+def test_not_fitted(Embedder):
+    with pytest.raises(NotFittedError):
+        Embedder().transform(["a document"])
+
+
+def test_clone_and_pickle(fitted, corpus):
+    docs, _ = corpus
+    assert clone(fitted).get_params() == fitted.get_params()
+    assert not hasattr(clone(fitted), "net_")
+    restored = pickle.loads(pickle.dumps(fitted))
+    np.testing.assert_array_equal(restored.transform(docs), fitted.transform(docs))
+    assert restored.history_ == fitted.history_
+
+
+def test_fitted_on_gpu_unpickles_on_cpu(fitted, corpus, monkeypatch):
+    # skorch stores the device with the net; pretend the fit ran on CUDA.
+    docs, _ = corpus
+    monkeypatch.setattr(fitted.net_, "device", "cuda")
+    data = pickle.dumps(fitted)
+    monkeypatch.setattr(fitted.net_, "device", "cpu")
+    if torch.cuda.is_available():
+        pytest.skip("needs a machine without CUDA")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # skorch warns that it maps CUDA to CPU
+        restored = pickle.loads(data)
+    assert str(restored.net_.device) == "cpu"
+    np.testing.assert_array_equal(restored.transform(docs[:3]), fitted.transform(docs[:3]))
+
+
+def test_feature_names_and_pandas_output(fitted, corpus):
+    pytest.importorskip("pandas")
+    docs, _ = corpus
+    names = fitted.get_feature_names_out()
+    assert names[0] == "shuffledivideembedder0" and len(names) == 32
+    frame = clone(fitted).set_output(transform="pandas")
+    frame = pickle.loads(pickle.dumps(fitted)).set_output(transform="pandas").transform(docs)
+    assert list(frame.columns) == list(names) and len(frame) == len(docs)
+
+
+def test_verbose_zero_is_silent(tiny_bert_path, corpus, capsys):
+    docs, _ = corpus
+    ShuffleDivideEmbedder(tiny_bert_path, **{**SMALL, "max_epochs": 1}).fit(docs)
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err == ""
+    ShuffleDivideEmbedder(tiny_bert_path, **{**SMALL, "max_epochs": 1, "verbose": 1}).fit(docs)
+    assert "epoch 1" in capsys.readouterr().err
+
+
+def test_max_epochs_zero_is_the_frozen_encoder(tiny_bert_path, corpus):
+    from sklearn_shufdiv.embedders import load_encoder
+    from sklearn_shufdiv.embedders._encoder import encode
+
+    docs, _ = corpus
+    frozen = ShuffleDivideEmbedder(tiny_bert_path, **{**SMALL, "max_epochs": 0,
+                                                      "normalize": False})
+    embeddings = frozen.fit_transform(["short."] * 3)  # nothing to train on is fine
+    tokenizer, encoder = load_encoder(tiny_bert_path)
+    expected = encode(encoder, tokenizer, ["short."] * 3, max_length=32, batch_size=2,
+                      device="cpu")
+    np.testing.assert_allclose(embeddings, expected, rtol=1e-5)
+    assert frozen.best_epoch_ == 0 and len(frozen.history_) == 1
+
+
+def test_selection_by_silhouette(tiny_bert_path, corpus):
+    docs, _ = corpus
+    embedder = ShuffleDivideEmbedder(
+        tiny_bert_path, **{**SMALL, "max_epochs": 3, "n_clusters": 4}).fit(docs)
+    scores = [row["silhouette"] for row in embedder.history_]
+    assert len(scores) == 4 and all(-1 <= s <= 1 for s in scores)
+    assert embedder.best_epoch_ == int(np.argmax(scores))
+    # The kept weights are the best epoch's: re-scoring them gives the recorded value.
+    selection = _training.SilhouetteSelection(docs, 4, seed=0)
+    assert selection.silhouette(embedder.net_) == pytest.approx(max(scores), abs=1e-5)
+
+
+def test_save_pretrained_round_trip(fitted, corpus, tmp_path):
+    docs, _ = corpus
+    fitted.save_pretrained(tmp_path / "tuned")
+    reloaded = ShuffleDivideEmbedder(str(tmp_path / "tuned"), **{**SMALL, "max_epochs": 0})
+    np.testing.assert_allclose(reloaded.fit_transform(docs), fitted.transform(docs),
+                               atol=1e-5)
+
+
+def test_roberta_encoder(tiny_roberta_path, corpus):
+    docs, _ = corpus
+    embeddings = ShuffleDivideEmbedder(tiny_roberta_path, **SMALL).fit_transform(docs)
+    assert embeddings.shape == (len(docs), 32) and np.isfinite(embeddings).all()
+
+
+@pytest.mark.parametrize("X, error, match", [
+    ("a single document", TypeError, "single str"),
+    (["fine.", 3], TypeError, "item 1 is int"),
+    ([], ValueError, "empty"),
+    (np.array([["a"], ["b"]], dtype=object), TypeError, "one-dimensional"),
+    (None, TypeError, "iterable of documents"),
+])
+def test_bad_documents(Embedder, tiny_bert_path, X, error, match):
+    with pytest.raises(error, match=match):
+        Embedder(tiny_bert_path, **SMALL).fit(X)
+
+
+def test_too_few_training_documents(tiny_bert_path):
+    with pytest.raises(ValueError, match="only 1 of 3 documents have at least"):
+        ShuffleDivideEmbedder(tiny_bert_path, **SMALL).fit(
+            ["One. Two. Three. Four.", "Short.", "Also short."])
+    with pytest.raises(ValueError, match="TF-IDF neighbour"):
+        TfidfPositiveEmbedder(tiny_bert_path, **SMALL).fit(["alpha beta", "gamma delta"])
+
+
+def test_unknown_model_path(Embedder, corpus, tmp_path):
+    with pytest.raises(OSError, match="Could not load the model"):
+        Embedder(str(tmp_path / "missing"), **SMALL).fit(corpus[0])
+
+
+@pytest.mark.parametrize("params, match", [
+    ({"batch_size": 1}, "'batch_size' parameter"),
+    ({"temperature": 0.0}, "'temperature' parameter"),
+    ({"max_epochs": -1}, "'max_epochs' parameter"),
+    ({"n_clusters": 1}, "'n_clusters' parameter"),
+])
+def test_bad_parameters(Embedder, tiny_bert_path, corpus, params, match):
+    with pytest.raises(ValueError, match=match):
+        Embedder(tiny_bert_path, **{**SMALL, **params}).fit(corpus[0])
+
+
+def test_bad_device(tiny_bert_path, corpus):
+    with pytest.raises(ValueError, match="Unknown device"):
+        ShuffleDivideEmbedder(tiny_bert_path, **{**SMALL, "device": "gpu0"}).fit(corpus[0])
+    if not torch.cuda.is_available():
+        with pytest.raises(ValueError, match="CUDA is not available"):
+            ShuffleDivideEmbedder(tiny_bert_path, **{**SMALL, "device": "cuda"}).fit(corpus[0])
