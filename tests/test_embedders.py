@@ -155,6 +155,8 @@ def test_selection_by_silhouette(tiny_bert_path, corpus):
     scores = [row["silhouette"] for row in embedder.history_]
     assert len(scores) == 4 and all(-1 <= s <= 1 for s in scores)
     assert embedder.best_epoch_ == int(np.argmax(scores))
+    assert embedder.selection_labels_.shape == (4, len(docs))
+    assert embedder.selection_indices_.tolist() == list(range(len(docs)))
     # The kept weights are the best epoch's: re-scoring them gives the recorded value.
     selection = _training.SilhouetteSelection(docs, 4, seed=0)
     assert selection.silhouette(embedder.net_) == pytest.approx(max(scores), abs=1e-5)

@@ -95,9 +95,9 @@ class BaseContrastiveEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         selection = None
         if self.n_clusters is not None:
             size = self.selection_sample_size or len(documents)
-            sample = np.sort(rng.permutation(len(documents))[:size])
-            selection = SilhouetteSelection([documents[i] for i in sample], self.n_clusters,
-                                            seed)
+            self.selection_indices_ = np.sort(rng.permutation(len(documents))[:size])
+            selection = SilhouetteSelection(
+                [documents[i] for i in self.selection_indices_], self.n_clusters, seed)
         callbacks = [("views", SetEpochViews()),
                      ("progress", ProgressBar(self.max_epochs, self.verbose))]
         if selection is not None:
@@ -151,6 +151,8 @@ class BaseContrastiveEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         if selection is not None:
             selection.restore_best(net)
             self.best_epoch_ = selection.best_epoch
+            self.selection_labels_ = np.vstack(
+                [selection.labels[row["epoch"]] for row in self.history_])
             selection.release()
         else:
             self.best_epoch_ = completed

@@ -168,8 +168,10 @@ class SilhouetteSelection(Callback):
         self.best_score = -np.inf
         self.best_state = None
         self.initial_score = None
+        self.labels = {}  # epoch -> cluster labels of the sample
 
-    def silhouette(self, net):
+    def cluster(self, net):
+        """The sample's embeddings by the current weights, their clusters and silhouette."""
         from sklearn.metrics import silhouette_score
 
         from ..cluster import SphericalKMeans
@@ -177,8 +179,11 @@ class SilhouetteSelection(Callback):
         embeddings = net.embed(self.texts)
         labels = SphericalKMeans(self.n_clusters, random_state=self.seed).fit_predict(embeddings)
         if len(np.unique(labels)) < 2:
-            return -1.0
-        return float(silhouette_score(embeddings, labels, metric="cosine"))
+            return labels, -1.0
+        return labels, float(silhouette_score(embeddings, labels, metric="cosine"))
+
+    def silhouette(self, net):
+        return self.cluster(net)[1]
 
     def _consider(self, net, epoch, score):
         if score > self.best_score:
@@ -189,13 +194,14 @@ class SilhouetteSelection(Callback):
             }
 
     def score_initial(self, net):
-        self.initial_score = self.silhouette(net)
+        self.labels[0], self.initial_score = self.cluster(net)
         self._consider(net, 0, self.initial_score)
 
     def on_epoch_end(self, net, **kwargs):
-        score = self.silhouette(net)
+        epoch = len(net.history)
+        self.labels[epoch], score = self.cluster(net)
         net.history.record("silhouette", score)
-        self._consider(net, len(net.history), score)
+        self._consider(net, epoch, score)
 
     def restore_best(self, net):
         net.module_.load_state_dict(self.best_state)
@@ -206,8 +212,10 @@ class SilhouetteSelection(Callback):
 
     def state_dict(self):
         return {"best_epoch": self.best_epoch, "best_score": float(self.best_score),
-                "best_state": self.best_state, "initial_score": self.initial_score}
+                "best_state": self.best_state, "initial_score": self.initial_score,
+                "labels": self.labels}
 
     def load_state_dict(self, state):
         self.best_epoch, self.best_score = state["best_epoch"], state["best_score"]
         self.best_state, self.initial_score = state["best_state"], state["initial_score"]
+        self.labels = state["labels"]

@@ -77,6 +77,11 @@ class ShuffleDivideEmbedder(BaseContrastiveEmbedder):
         ``silhouette`` (when ``n_clusters`` is set) and ``duration``.
     best_epoch_ : int
         The epoch whose weights were kept (0: tuning did not help).
+    selection_indices_ : ndarray of shape (n_selection,)
+        The documents scored to select the epoch (only when ``n_clusters`` is set).
+    selection_labels_ : ndarray of shape (n_epochs + 1, n_selection)
+        Their spherical k-means clusters after each epoch (row 0: untuned), so that the
+        selection can be checked against labels where some exist (the benchmarks do).
 
     See Also
     --------

@@ -63,7 +63,7 @@ class TfidfPositiveEmbedder(BaseContrastiveEmbedder):
         (document, neighbour) indices used for training.
     positive_similarities_ : ndarray of shape (n_pairs,)
         Their TF-IDF cosine similarity.
-    net_, encoder_, tokenizer_, history_, best_epoch_
+    net_, encoder_, tokenizer_, history_, best_epoch_, selection_indices_, selection_labels_
         As in :class:`ShuffleDivideEmbedder`.
 
     See Also
