@@ -98,10 +98,10 @@ class BaseContrastiveEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
             self.selection_indices_ = np.sort(rng.permutation(len(documents))[:size])
             selection = SilhouetteSelection(
                 [documents[i] for i in self.selection_indices_], self.n_clusters, seed)
-        callbacks = [("views", SetEpochViews()),
-                     ("progress", ProgressBar(self.max_epochs, self.verbose))]
-        if selection is not None:
+        callbacks = [("views", SetEpochViews())]
+        if selection is not None:  # before the progress bar, which prints its score
             callbacks.append(("selection", selection))
+        callbacks.append(("progress", ProgressBar(self.max_epochs, self.verbose)))
         if self.checkpoint_dir is not None:
             callbacks.append(("checkpoint", _checkpoint.EpochCheckpoint(
                 self.checkpoint_dir, self._fingerprint(documents), selection)))

@@ -1,0 +1,108 @@
+"""The ``demo`` command: frozen encoder vs Shuffle & Divide on a labelled benchmark."""
+
+import numpy as np
+
+from . import CLIError
+from ._pipeline import default_model, embed_and_cluster, epoch_text, note, score_text
+
+#: ``--corpus`` choice -> loader of :mod:`sklearn_shufdiv.datasets`.
+LOADERS = {
+    "bbc": "fetch_bbc",
+    "bbcsport": "fetch_bbcsport",
+    "20news": "fetch_20newsgroups_clean",
+    "reuters": "fetch_reuters21578",
+}
+
+
+def load_corpus(name, *, data_home=None, download=True):
+    """Load a benchmark corpus with the package's loader.
+
+    Parameters
+    ----------
+    name : {"bbc", "bbcsport", "20news", "reuters"}
+        The corpus.
+    data_home : str or None, default=None
+        The data home (None: scikit-learn's, which honours ``SCIKIT_LEARN_DATA``).
+    download : bool, default=True
+        Download the corpus when it is missing.
+
+    Returns
+    -------
+    bunch : sklearn.utils.Bunch
+        With ``data``, ``target`` and ``target_names``.
+    """
+    from .. import datasets
+
+    fetch = getattr(datasets, LOADERS[name])
+    try:
+        return fetch(data_home=data_home, download_if_missing=download)
+    except (OSError, ValueError) as exc:
+        raise CLIError(f"cannot load the {name} corpus: {exc}") from exc
+
+
+def stratified_sample(target, n_docs, seed):
+    """Sorted indices of a stratified sample of ``n_docs`` documents (0: all of them).
+
+    Parameters
+    ----------
+    target : ndarray of int
+        The class of each document.
+    n_docs : int
+        Sample size; 0, or at least the corpus' size, keeps every document.
+    seed : int
+        Seed of the draw.
+
+    Returns
+    -------
+    indices : ndarray of int
+    """
+    from sklearn.model_selection import train_test_split
+
+    everything = np.arange(len(target))
+    if n_docs == 0 or n_docs >= len(target):
+        return everything
+    try:
+        sample, _ = train_test_split(everything, train_size=n_docs, stratify=target,
+                                     random_state=seed)
+    except ValueError as exc:
+        raise CLIError(f"--n-docs {n_docs}: cannot draw a stratified sample ({exc})") from None
+    return np.sort(sample)
+
+
+def run_demo(args):
+    """Run ``sklearn-shufdiv demo`` with the parsed ``args``.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        Options of the ``demo`` command.
+
+    Returns
+    -------
+    status : int
+        0 on success.
+    """
+    bunch = load_corpus(args.corpus, data_home=args.data_home, download=not args.no_download)
+    sample = stratified_sample(bunch.target, args.n_docs, args.seed)
+    texts = [bunch.data[i] for i in sample]
+    target = np.asarray(bunch.target)[sample]
+    n_classes = len(np.unique(target))
+    if n_classes < 2:
+        raise CLIError(f"the {args.corpus} sample has a single class; raise --n-docs.")
+    note(args, f"{args.corpus}: {len(texts)} of {len(bunch.data)} documents, "
+               f"{n_classes} classes")
+    results = {
+        "frozen encoder": embed_and_cluster(args, texts, n_classes, method="frozen",
+                                            labels=target),
+        "shuffle-divide": embed_and_cluster(args, texts, n_classes,
+                                            method="shuffle-divide", labels=target),
+    }
+    print(f"corpus:       {args.corpus}, {len(texts)} of {len(bunch.data)} documents, "
+          f"{n_classes} classes = clusters")
+    print(f"model:        {args.model or default_model()} (max length {args.max_length})")
+    print(f"{'':16}{'ACC':>8}{'AMI':>8}{'silhouette':>12}{'time (s)':>10}")
+    for name, result in results.items():
+        print(f"{name:16}{score_text(result.acc):>8}{score_text(result.ami):>8}"
+              f"{score_text(result.silhouette):>12}{result.seconds:>10.1f}")
+    print(f"chosen epoch: {epoch_text(results['shuffle-divide'])}")
+    return 0

@@ -1,0 +1,228 @@
+"""Readers of the input formats: a folder of .txt files, a text file of lines, JSON lines.
+
+Each returns a :class:`Corpus`. Problems are raised as :class:`CLIError` naming the
+file, and the line for line-based formats.
+"""
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import CLIError
+
+FORMATS = ("auto", "folder", "lines", "jsonl")
+_JSONL_SUFFIXES = (".jsonl", ".ndjson")
+
+
+@dataclass
+class Corpus:
+    """Documents read from an input, with their ids and (optional) labels.
+
+    Parameters
+    ----------
+    ids : list of str
+        One id per document, unique.
+    texts : list of str
+        The documents.
+    labels : list of str or None
+        One label per document, or None when the input gives none.
+    """
+
+    ids: list
+    texts: list
+    labels: list | None = None
+
+
+def detect_format(path, fmt="auto"):
+    """The format of ``path``: a folder, JSON lines (.jsonl, .ndjson) or lines.
+
+    Parameters
+    ----------
+    path : pathlib.Path
+        An existing file or folder.
+    fmt : {"auto", "folder", "lines", "jsonl"}, default="auto"
+        The format asked for; "auto" guesses from the path.
+
+    Returns
+    -------
+    fmt : {"folder", "lines", "jsonl"}
+    """
+    if fmt == "auto":
+        if path.is_dir():
+            return "folder"
+        return "jsonl" if path.suffix.lower() in _JSONL_SUFFIXES else "lines"
+    if (fmt == "folder") != path.is_dir():
+        kind = "a folder" if path.is_dir() else "a file"
+        raise CLIError(f"{path}: is {kind}, which --format {fmt} cannot read.")
+    return fmt
+
+
+def read_corpus(path, *, fmt="auto", text_field="text", id_field=None, label_field=None,
+                label_from_folder=False):
+    """Read the documents of ``path`` in the given (or detected) format.
+
+    Parameters
+    ----------
+    path : str or path-like
+        A folder of .txt files, a text file with one document per line, or JSON lines.
+    fmt : {"auto", "folder", "lines", "jsonl"}, default="auto"
+        The input format.
+    text_field, id_field, label_field : str or None
+        Fields of JSON lines: the text (required), the id (default: the line number) and
+        the label (default: none).
+    label_from_folder : bool, default=False
+        For a folder: label each file with its first-level subfolder.
+
+    Returns
+    -------
+    corpus : Corpus
+    """
+    path = Path(path)
+    if not path.exists():
+        raise CLIError(f"{path}: no such file or folder.")
+    fmt = detect_format(path, fmt)
+    if label_from_folder and fmt != "folder":
+        raise CLIError(f"{path}: --label-from-folder needs a folder input.")
+    if (id_field or label_field) and fmt != "jsonl":
+        raise CLIError(f"{path}: --id-field and --label-field need JSON lines input.")
+    if fmt == "folder":
+        return read_folder(path, label_from_folder=label_from_folder)
+    if fmt == "lines":
+        return read_lines(path)
+    return read_jsonl(path, text_field=text_field, id_field=id_field,
+                      label_field=label_field)
+
+
+def _read_bytes(path):
+    try:
+        return path.read_bytes()
+    except OSError as exc:
+        raise CLIError(f"{path}: cannot read it ({exc.strerror or exc}).") from None
+
+
+def _decode(raw, where):
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise CLIError(f"{where}: not valid UTF-8 (byte 0x{raw[exc.start]:02x} at "
+                       f"position {exc.start}); convert the file to UTF-8.") from None
+
+
+def _numbered_lines(path):
+    """``(line number, text)`` of the non-blank lines of a UTF-8 file (BOM dropped)."""
+    data = _read_bytes(path).removeprefix(b"\xef\xbb\xbf")
+    for number, raw in enumerate(data.splitlines(), start=1):
+        text = _decode(raw, f"{path}, line {number}")
+        if text.strip():
+            yield number, text
+
+
+def read_folder(path, *, label_from_folder=False):
+    """Every .txt file under ``path`` (recursively), its id the relative path.
+
+    Parameters
+    ----------
+    path : pathlib.Path
+        The folder.
+    label_from_folder : bool, default=False
+        Label each file with its first-level subfolder's name.
+
+    Returns
+    -------
+    corpus : Corpus
+        Files sorted by relative path.
+    """
+    files = sorted((p for p in path.rglob("*.txt") if p.is_file()),
+                   key=lambda p: p.relative_to(path).as_posix())
+    if not files:
+        raise CLIError(f"{path}: no .txt file in this folder (searched recursively).")
+    ids = [file.relative_to(path).as_posix() for file in files]
+    texts = [_decode(_read_bytes(file).removeprefix(b"\xef\xbb\xbf"), file) for file in files]
+    labels = None
+    if label_from_folder:
+        loose = [file for file, id_ in zip(files, ids) if "/" not in id_]
+        if loose:
+            raise CLIError(f"{loose[0]}: --label-from-folder needs every file in a "
+                           f"subfolder named after its label ({len(loose)} file(s) are not).")
+        labels = [id_.split("/", 1)[0] for id_ in ids]
+    return Corpus(ids, texts, labels)
+
+
+def read_lines(path):
+    """One document per non-blank line, its id the line number (1-based).
+
+    Parameters
+    ----------
+    path : pathlib.Path
+        A UTF-8 text file.
+
+    Returns
+    -------
+    corpus : Corpus
+    """
+    numbered = list(_numbered_lines(path))
+    if not numbered:
+        raise CLIError(f"{path}: empty input, no document (only blank lines or none).")
+    return Corpus([str(n) for n, _ in numbered], [text for _, text in numbered])
+
+
+def _json_type(value):
+    names = {dict: "an object", list: "an array", bool: "a boolean", type(None): "null",
+             int: "a number", float: "a number", str: "a string"}
+    return names.get(type(value), type(value).__name__)
+
+
+def _field(record, name, where, *, kinds):
+    if name not in record:
+        fields = ", ".join(repr(key) for key in list(record)[:10]) or "none"
+        raise CLIError(f"{where}: missing field {name!r} (fields found: {fields}).")
+    value = record[name]
+    if isinstance(value, bool) or not isinstance(value, kinds):
+        wanted = "a string" if kinds is str else "a string or an integer"
+        raise CLIError(f"{where}: field {name!r} is {_json_type(value)}, not {wanted}.")
+    return value
+
+
+def _parse_record(line, where):
+    try:
+        record = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise CLIError(f"{where}: invalid JSON ({exc.msg} at column {exc.colno}).") from None
+    if not isinstance(record, dict):
+        raise CLIError(f"{where}: expected a JSON object, got {_json_type(record)}.")
+    return record
+
+
+def read_jsonl(path, *, text_field="text", id_field=None, label_field=None):
+    """One JSON object per non-blank line, holding a document's text (and id, label).
+
+    Parameters
+    ----------
+    path : pathlib.Path
+        A UTF-8 JSON lines file.
+    text_field : str, default="text"
+        The field holding the text (a string).
+    id_field : str, default=None
+        The field holding the id (a string or an integer); None numbers the lines.
+    label_field : str, default=None
+        The field holding the label (a string or an integer); None reads no label.
+
+    Returns
+    -------
+    corpus : Corpus
+    """
+    corpus, first_line = Corpus([], [], [] if label_field else None), {}
+    for number, line in _numbered_lines(path):
+        where = f"{path}, line {number}"
+        record = _parse_record(line, where)
+        corpus.texts.append(_field(record, text_field, where, kinds=str))
+        id_ = str(_field(record, id_field, where, kinds=(str, int)) if id_field else number)
+        if id_ in first_line:
+            raise CLIError(f"{where}: duplicate id {id_!r} (first at line {first_line[id_]}).")
+        first_line[id_] = number
+        corpus.ids.append(id_)
+        if label_field:
+            corpus.labels.append(str(_field(record, label_field, where, kinds=(str, int))))
+    if not corpus.ids:
+        raise CLIError(f"{path}: empty input, no document (only blank lines or none).")
+    return corpus
