@@ -1,0 +1,332 @@
+"""Scorers for clusterers and pipelines ending in one.
+
+A scorer is a callable ``scorer(estimator, X, y=None) -> float``, greater is better,
+usable as ``scoring=`` in :class:`~sklearn.model_selection.GridSearchCV`,
+:func:`~sklearn.model_selection.cross_validate` and friends.
+
+``clustering_accuracy_scorer``
+    Needs the true labels ``y``: the :func:`clustering_accuracy` of the estimator's
+    clusters for ``X``.
+
+``silhouette_scorer``, ``make_silhouette_scorer(...)``
+    Needs no labels: the silhouette of the clusters in the space the clusterer sees.
+    With a single split that trains and scores on all the data,
+    ``cv=[(all_idx, all_idx)]``, it lets a grid search tune a clustering pipeline
+    without any labels (see :func:`make_silhouette_scorer`).
+
+Cluster labels for ``X`` come from the estimator's ``predict`` (a Pipeline has one
+when its last step does). Transductive clusterers without ``predict``
+(:class:`~sklearn.cluster.AgglomerativeClustering`, :class:`~sklearn.cluster.DBSCAN`,
+...) are scored from the ``labels_`` they got in ``fit``, which is only meaningful
+when ``X`` is the data they were fitted on, as with ``cv=[(all_idx, all_idx)]``;
+a length mismatch raises an error.
+"""
+
+import numbers
+
+import numpy as np
+from sklearn.metrics import silhouette_score
+from sklearn.pipeline import Pipeline
+from sklearn.utils import check_random_state
+
+from ._accuracy import clustering_accuracy
+
+__all__ = ["clustering_accuracy_scorer", "make_silhouette_scorer", "silhouette_scorer"]
+
+#: Score given by the silhouette scorers when the silhouette is undefined: fewer than
+#: 2 clusters, or as many clusters as samples (in the sample scored). It is the worst
+#: silhouette, so a grid search moves on to other candidates instead of failing.
+UNDEFINED_SILHOUETTE = -1.0
+
+
+def _n_samples(X):
+    return X.shape[0] if hasattr(X, "shape") else len(X)
+
+
+def _labels_from_fit(clusterer, n_samples):
+    """The ``labels_`` of a clusterer without ``predict``, checked against ``X``."""
+    labels = getattr(clusterer, "labels_", None)
+    if labels is None:
+        raise TypeError(
+            f"Cannot get cluster labels from {clusterer!r}: it has neither a predict "
+            "method nor a labels_ attribute. Is it a fitted clusterer (or a Pipeline "
+            "ending in one)?"
+        )
+    labels = np.asarray(labels)
+    if labels.shape[0] != n_samples:
+        raise ValueError(
+            f"{type(clusterer).__name__} has no predict method, so it is scored from the "
+            f"labels_ it got in fit, which cover {labels.shape[0]} samples, but X has "
+            f"{n_samples}. Such transductive clusterers can only be scored on the data "
+            "they were fitted on: in a grid search, use a single split that trains and "
+            "scores on all the data, cv=[(all_idx, all_idx)]."
+        )
+    return labels
+
+
+def _predict_labels(estimator, X):
+    """Cluster labels of ``X``: ``estimator.predict(X)``, else the fitted ``labels_``."""
+    if hasattr(estimator, "predict"):
+        return estimator.predict(X)
+    clusterer = estimator[-1] if isinstance(estimator, Pipeline) else estimator
+    return _labels_from_fit(clusterer, _n_samples(X))
+
+
+def _clusterer_space_and_labels(estimator, X):
+    """The data the final clusterer sees, and its cluster labels."""
+    if isinstance(estimator, Pipeline):
+        clusterer = estimator[-1]
+        Xt = estimator[:-1].transform(X) if len(estimator) > 1 else X
+    else:
+        clusterer, Xt = estimator, X
+    if hasattr(clusterer, "predict"):
+        labels = clusterer.predict(Xt)
+    else:
+        labels = _labels_from_fit(clusterer, _n_samples(Xt))
+    return Xt, np.asarray(labels).reshape(-1)
+
+
+class _ClusteringAccuracyScorer:
+    """Scorer: :func:`clustering_accuracy` of an estimator's clusters against ``y``.
+
+    Use the ready instance ``clustering_accuracy_scorer``. Cluster labels come from
+    ``estimator.predict(X)``, or for clusterers without ``predict`` from their
+    fitted ``labels_`` (``X`` must then be the training data).
+
+    See Also
+    --------
+    clustering_accuracy : The metric.
+    sklearn.metrics.make_scorer : ``make_scorer(clustering_accuracy)`` scores the
+        same for clusterers with ``predict`` (but needs ``y`` as a positional
+        argument, and fails on clusterers without ``predict``).
+
+    Examples
+    --------
+    >>> from sklearn.cluster import KMeans
+    >>> from sklearn.datasets import make_blobs
+    >>> from sklearn.model_selection import cross_validate
+    >>> from sklearn_shufdiv.metrics import clustering_accuracy_scorer
+    >>> X, y = make_blobs(n_samples=150, centers=3, random_state=0)
+    >>> kmeans = KMeans(n_clusters=3, n_init=4, random_state=0).fit(X)
+    >>> round(clustering_accuracy_scorer(kmeans, X, y), 2)
+    0.91
+    >>> scores = cross_validate(kmeans, X, y, cv=3, scoring=clustering_accuracy_scorer)
+    >>> bool(scores["test_score"].min() > 0.8)
+    True
+    """
+
+    def __call__(self, estimator, X, y=None, sample_weight=None):
+        """Clustering accuracy of ``estimator``'s clusters for ``X`` against ``y``.
+
+        Parameters
+        ----------
+        estimator : object
+            A fitted clusterer, or a Pipeline ending in one.
+
+        X : array-like or sparse matrix of shape (n_samples, ...)
+            The data to cluster.
+
+        y : array-like of shape (n_samples,)
+            True class labels. Required: a ValueError says so when it is missing.
+
+        sample_weight : array-like of shape (n_samples,), default=None
+            Sample weights passed on to :func:`clustering_accuracy`.
+
+        Returns
+        -------
+        score : float
+            The clustering accuracy, in ``(0, 1]``.
+        """
+        if y is None:
+            raise ValueError(
+                "clustering_accuracy_scorer needs the true labels y. To score a "
+                "clustering without labels, use silhouette_scorer."
+            )
+        labels = _predict_labels(estimator, X)
+        return clustering_accuracy(y, labels, sample_weight=sample_weight)
+
+    def __repr__(self):
+        return "clustering_accuracy_scorer"
+
+    def __reduce__(self):
+        # Unpickle to the module's instance.
+        return "clustering_accuracy_scorer"
+
+
+class _SilhouetteScorer:
+    """Scorer: silhouette of a clustering in the space the clusterer sees.
+
+    Made by :func:`make_silhouette_scorer`, which documents it in full.
+
+    Parameters
+    ----------
+    metric : str or callable, default="cosine"
+        Distance metric for :func:`sklearn.metrics.silhouette_score`.
+
+    sample_size : int, default=None
+        Size of the random sample the silhouette is computed on; None for all.
+
+    random_state : int, RandomState instance or None, default=None
+        Draws the sample.
+
+    See Also
+    --------
+    make_silhouette_scorer : Makes these scorers.
+
+    Examples
+    --------
+    >>> from sklearn_shufdiv.metrics import make_silhouette_scorer
+    >>> make_silhouette_scorer(sample_size=1000, random_state=0)
+    make_silhouette_scorer(metric='cosine', sample_size=1000, random_state=0)
+    """
+
+    def __init__(self, metric="cosine", sample_size=None, random_state=None):
+        self.metric = metric
+        self.sample_size = sample_size
+        self.random_state = random_state
+
+    def __call__(self, estimator, X, y=None):
+        """Silhouette of ``estimator``'s clusters for ``X``; ``y`` is ignored.
+
+        Parameters
+        ----------
+        estimator : object
+            A fitted clusterer, or a Pipeline ending in one.
+
+        X : array-like or sparse matrix of shape (n_samples, ...)
+            The data to cluster.
+
+        y : None
+            Ignored: accepted for the scorer protocol.
+
+        Returns
+        -------
+        score : float
+            The mean silhouette coefficient, in ``[-1, 1]``, or
+            ``UNDEFINED_SILHOUETTE`` (-1.0) when fewer than 2 clusters, or as many
+            clusters as samples, are scored.
+
+        See Also
+        --------
+        sklearn.metrics.silhouette_score : The silhouette coefficient.
+
+        Examples
+        --------
+        >>> from sklearn.cluster import KMeans
+        >>> from sklearn.datasets import make_blobs
+        >>> from sklearn_shufdiv.metrics import silhouette_scorer
+        >>> X, _ = make_blobs(n_samples=100, centers=[[5, 0], [0, 5]], random_state=0)
+        >>> kmeans = KMeans(n_clusters=2, n_init=4, random_state=0).fit(X)
+        >>> round(silhouette_scorer(kmeans, X), 2)
+        0.96
+        >>> silhouette_scorer(KMeans(n_clusters=1, n_init=1).fit(X), X)  # undefined
+        -1.0
+        """
+        Xt, labels = _clusterer_space_and_labels(estimator, X)
+        n_samples = labels.shape[0]
+        if self.sample_size is not None and self.sample_size < n_samples:
+            # The same sample as silhouette_score(..., sample_size, random_state) draws.
+            rng = check_random_state(self.random_state)
+            indices = rng.permutation(n_samples)[: self.sample_size]
+            Xt = Xt.iloc[indices] if hasattr(Xt, "iloc") else Xt[indices]
+            if self.metric == "precomputed":
+                Xt = Xt.iloc[:, indices] if hasattr(Xt, "iloc") else Xt[:, indices]
+            labels = labels[indices]
+        n_clusters = np.unique(labels).shape[0]
+        if not 2 <= n_clusters < labels.shape[0]:
+            return UNDEFINED_SILHOUETTE
+        return float(silhouette_score(Xt, labels, metric=self.metric))
+
+    def __repr__(self):
+        return (
+            f"make_silhouette_scorer(metric={self.metric!r}, "
+            f"sample_size={self.sample_size!r}, random_state={self.random_state!r})"
+        )
+
+
+def make_silhouette_scorer(metric="cosine", sample_size=None, random_state=None):
+    """Make a scorer: silhouette of a clustering, in the space the clusterer sees.
+
+    The scorer, ``scorer(estimator, X, y=None) -> float``, needs no labels. For a
+    Pipeline ending in a clusterer, it computes the cluster labels of ``X`` and the
+    silhouette (:func:`sklearn.metrics.silhouette_score`) of those labels on the
+    output of all the steps but the last, ``pipeline[:-1].transform(X)``: the
+    points the clusterer actually grouped. For a bare clusterer, on ``X`` itself.
+
+    Labels come from the clusterer's ``predict``; clusterers without ``predict``
+    are scored from their fitted ``labels_``, so ``X`` must then be the data they
+    were fitted on. Every distinct label is a cluster (noise labels such as ``-1``
+    included).
+
+    The silhouette is undefined with a single cluster, or with as many clusters as
+    samples: the scorer then returns -1.0, the worst silhouette, rather than
+    raising, so that a grid search goes on with the other candidates.
+
+    Parameters
+    ----------
+    metric : str or callable, default="cosine"
+        Distance metric, as for :func:`sklearn.metrics.silhouette_score`. Cosine
+        suits (unnormalised) text embeddings and spherical k-means.
+
+    sample_size : int, default=None
+        If given, the silhouette is computed on a random sample of this many points,
+        which bounds its quadratic cost on large data. None uses all points.
+
+    random_state : int, RandomState instance or None, default=None
+        Draws the sample when ``sample_size`` is set. An int gives the same sample
+        on every call (the sample :func:`sklearn.metrics.silhouette_score` draws
+        with the same arguments).
+
+    Returns
+    -------
+    scorer : callable
+        ``scorer(estimator, X, y=None) -> float``; ``y`` is ignored.
+
+    See Also
+    --------
+    silhouette_scorer : The scorer with the default parameters.
+    sklearn.metrics.silhouette_score : The silhouette coefficient.
+
+    Examples
+    --------
+    Grid-search a pipeline by silhouette, without labels: a single split trains and
+    scores on all the data.
+
+    >>> import numpy as np
+    >>> from sklearn.cluster import KMeans
+    >>> from sklearn.datasets import make_blobs
+    >>> from sklearn.decomposition import TruncatedSVD
+    >>> from sklearn.model_selection import GridSearchCV
+    >>> from sklearn.pipeline import make_pipeline
+    >>> from sklearn_shufdiv.metrics import make_silhouette_scorer
+    >>> X, _ = make_blobs(n_samples=400, centers=8 * np.eye(4, 10), random_state=0)
+    >>> pipe = make_pipeline(TruncatedSVD(n_components=5, random_state=0),
+    ...                      KMeans(n_init=4, random_state=0))
+    >>> scorer = make_silhouette_scorer(sample_size=300, random_state=0)
+    >>> scorer
+    make_silhouette_scorer(metric='cosine', sample_size=300, random_state=0)
+    >>> all_idx = np.arange(X.shape[0])
+    >>> search = GridSearchCV(pipe, {"kmeans__n_clusters": [2, 3, 4, 5, 6]},
+    ...                       scoring=scorer, cv=[(all_idx, all_idx)]).fit(X)
+    >>> search.best_params_
+    {'kmeans__n_clusters': 4}
+    >>> labels = search.predict(X)
+    """
+    if not (isinstance(metric, str) or callable(metric)):
+        raise TypeError(f"metric must be a string or a callable, got {metric!r}.")
+    if sample_size is not None and (
+        isinstance(sample_size, bool)
+        or not isinstance(sample_size, numbers.Integral)
+        or sample_size < 2
+    ):
+        raise ValueError(f"sample_size must be None or an integer >= 2, got {sample_size!r}.")
+    return _SilhouetteScorer(metric=metric, sample_size=sample_size, random_state=random_state)
+
+
+#: Scorer: the clustering accuracy of an estimator's clusters against ``y``
+#: (see :class:`_ClusteringAccuracyScorer`).
+clustering_accuracy_scorer = _ClusteringAccuracyScorer()
+
+#: Scorer: cosine silhouette of a clustering in the space the clusterer sees, on all
+#: samples; ``make_silhouette_scorer()`` (see :func:`make_silhouette_scorer`).
+silhouette_scorer = make_silhouette_scorer()
