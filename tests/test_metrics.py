@@ -205,17 +205,6 @@ def test_accuracy_large_input():
     assert clustering_accuracy(y_true, y_pred) == pytest.approx(expected, abs=2e-3)
 
 
-def test_accuracy_string_hash_collision_falls_back(monkeypatch):
-    # With a zero multiplier, the string hash only sees the last 8 bytes, so these
-    # labels (16 bytes each) collide; the verification must catch it.
-    monkeypatch.setattr(_accuracy, "_STRING_MULTIPLIER", np.uint64(0))
-    y_true = np.array(["abcd", "xycd", "abcd", "xycd", "zzcd"])
-    y_pred = np.array([0, 1, 0, 1, 1])
-    assert y_true.dtype.itemsize == 16
-    assert clustering_accuracy(y_true, y_pred) == pytest.approx(4 / 5)
-    assert match_clusters_to_classes(y_true, y_pred) == {0: "abcd", 1: "xycd"}
-
-
 # --------------------------------------------------------------------------------------
 # clustering_accuracy: properties
 # --------------------------------------------------------------------------------------
@@ -355,30 +344,6 @@ def test_sparse_matching_agrees_with_dense(max_cells, labels, weights):
         assert clustering_accuracy(y_true, y_pred, sample_weight=weights) == pytest.approx(
             dense_weighted
         )
-
-
-@HYPOTHESIS
-@given(labelings(), st.data())
-def test_wide_integer_codes_by_binary_search(labels, data):
-    y_true, y_pred = labels
-    expected = clustering_accuracy(y_true, y_pred)
-    ids = data.draw(st.lists(st.integers(-(2**63), 2**63 - 1), min_size=5, max_size=5, unique=True))
-    with patched(_PERFECT_HASH_MAX_UNIQUE=0):
-        assert clustering_accuracy(relabel(y_true, ids, np.int64), y_pred) == expected
-
-
-@pytest.mark.parametrize("guess_sample", [1, 2, 3])
-@HYPOTHESIS
-@given(labels=labelings())
-def test_wide_labels_guessed_from_a_sample(guess_sample, labels):
-    # Labels first looked up among those of a sample, which may miss some of them;
-    # and strings streamed in blocks of a few rows.
-    y_true, y_pred = labels
-    expected = clustering_accuracy(y_true, y_pred)
-    true_reps, pred_reps = representations(y_true), representations(y_pred)
-    with patched(_GUESS_SAMPLE=guess_sample, _CHUNK=3):
-        for name in ["uint64 wide", "int64 wide", "float", "str long", "bytes 7", "bytes 17"]:
-            assert clustering_accuracy(true_reps[name], pred_reps[name]) == expected, name
 
 
 # --------------------------------------------------------------------------------------
