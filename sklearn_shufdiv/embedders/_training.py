@@ -12,7 +12,7 @@ from skorch.callbacks import Callback
 from torch.utils.data import Dataset
 from tqdm.auto import tqdm
 
-from ._batching import padded_chunks, tokenize
+from ._batching import graph_prefix, padded_groups, tokenize
 from ._encoder import encode
 from ._gradcache import cached_backward
 from ._loss import NTXentLoss
@@ -94,12 +94,17 @@ class ContrastiveNet(NeuralNet):
         keys, texts = batch
         self.module_.train()
         token_ids = tokenize(self.tokenizer, texts, self.max_length)
-        batches, order = padded_chunks(
+        # Mini-batches of at most mini_batch_size views of similar lengths; the leading ones
+        # whose activations fit in those of mini_batch_size views of the longest length (the
+        # memory that GradCache needs anyway) keep their graph: no second forward pass. A
+        # batch that fits whole takes an ordinary forward and backward.
+        batches, order = padded_groups(
             token_ids, self.mini_batch_size, self.tokenizer.pad_token_id, self.device
         )
+        budget = min(len(token_ids), self.mini_batch_size) * max(map(len, token_ids))
         loss = cached_backward(
             self.module_, batches, order, lambda views: self.criterion_(views, keys),
-            self.autocast_dtype,
+            self.autocast_dtype, keep=graph_prefix(batches, budget),
         )
         return {"loss": loss, "y_pred": None}
 
@@ -177,6 +182,7 @@ class SilhouetteSelection(Callback):
         from ..cluster import SphericalKMeans
 
         embeddings = net.embed(self.texts)
+        embeddings /= np.maximum(np.linalg.norm(embeddings, axis=1, keepdims=True), 1e-12)
         labels = SphericalKMeans(self.n_clusters, random_state=self.seed).fit_predict(embeddings)
         if len(np.unique(labels)) < 2:
             return labels, -1.0

@@ -1,0 +1,64 @@
+"""Export the fine-tuned encoder and load it back with transformers.
+
+``save_pretrained(path)`` writes the tuned transformer and its tokenizer in Hugging Face
+format, plus the files that describe the mean pooling to sentence-transformers. The
+directory then loads:
+
+* with ``transformers.AutoModel`` / ``AutoTokenizer`` (mean-pool the last hidden states
+  yourself, as below);
+* as ``model_name_or_path`` of this package's embedders (``max_epochs=0`` embeds with
+  it as it is, or fine-tune it further on another corpus);
+* with ``sentence_transformers.SentenceTransformer(path)``, when that package is
+  installed.
+
+All three give the same embeddings as the fitted embedder.
+"""
+
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import torch
+from transformers import AutoModel, AutoTokenizer
+
+from sklearn_shufdiv import ShuffleDivideEmbedder
+
+from _shared import SETTINGS, load_corpus, model_name_or_path
+
+documents, _, _ = load_corpus()
+embedder = ShuffleDivideEmbedder(model_name_or_path(), random_state=0, verbose=0, **SETTINGS)
+expected = embedder.fit_transform(documents)  # L2-normalised (normalize=True)
+
+with tempfile.TemporaryDirectory() as tmp:
+    path = Path(tmp) / "shufdiv-encoder"
+    embedder.save_pretrained(path)
+    print("saved:", sorted(p.name for p in path.iterdir()))
+
+    # 1. Plain transformers: tokenise, run, mean-pool over the attention mask, normalise.
+    tokenizer = AutoTokenizer.from_pretrained(path)
+    model = AutoModel.from_pretrained(path).eval()
+    batch = tokenizer(documents, padding=True, truncation=True,
+                      max_length=SETTINGS["max_length"], return_tensors="pt")
+    with torch.inference_mode():
+        hidden = model(**batch).last_hidden_state
+    mask = batch["attention_mask"].unsqueeze(-1).float()
+    pooled = ((hidden * mask).sum(1) / mask.sum(1)).numpy()
+    pooled /= np.linalg.norm(pooled, axis=1, keepdims=True)
+    print("transformers matches:", np.allclose(pooled, expected, atol=1e-4))
+
+    # 2. This package: the exported directory as a model, untouched (max_epochs=0).
+    reloaded = ShuffleDivideEmbedder(path, max_epochs=0, max_length=SETTINGS["max_length"],
+                                     verbose=0).fit(documents)
+    print("model_name_or_path matches:",
+          np.allclose(reloaded.transform(documents), expected, atol=1e-4))
+
+    # 3. sentence-transformers, if installed.
+    try:
+        from sentence_transformers import SentenceTransformer
+    except ImportError:
+        print("sentence-transformers is not installed; skipped")
+    else:
+        st_model = SentenceTransformer(str(path), device="cpu")
+        st_embeddings = st_model.encode(documents, convert_to_numpy=True)
+        print("sentence-transformers matches:",
+              np.allclose(st_embeddings, expected, atol=1e-4))
