@@ -192,8 +192,33 @@ def test_too_few_training_documents(tiny_bert_path):
     with pytest.raises(ValueError, match="only 1 of 3 documents have at least"):
         ShuffleDivideEmbedder(tiny_bert_path, **SMALL).fit(
             ["One. Two. Three. Four.", "Short.", "Also short."])
-    with pytest.raises(ValueError, match="TF-IDF neighbour"):
+    with pytest.raises(ValueError, match="only 0 of 2 documents have a TF-IDF neighbour"):
+        TfidfPositiveEmbedder(tiny_bert_path, tfidf_params={"min_df": 1}, **SMALL).fit(
+            ["alpha beta", "gamma delta"])
+    with pytest.raises(ValueError, match="Could not mine TF-IDF neighbours.*min_df"):
         TfidfPositiveEmbedder(tiny_bert_path, **SMALL).fit(["alpha beta", "gamma delta"])
+
+
+def test_duplicate_documents_are_never_negatives_of_each_other(tiny_bert_path, corpus):
+    docs, _ = corpus
+    embedder = TfidfPositiveEmbedder(tiny_bert_path, **SMALL)
+    seen = []
+    step = _training.ContrastiveNet.train_step_single
+
+    def spy(net, batch, **kwargs):
+        seen.append(batch)
+        return step(net, batch, **kwargs)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(_training.ContrastiveNet, "train_step_single", spy)
+        corpus_with_copies = docs + docs[:3]  # three documents twice, under two indices
+        embedder.fit(corpus_with_copies)
+    for i, j in embedder.positive_pairs_:
+        assert corpus_with_copies[i] != corpus_with_copies[j]  # a copy is not a positive
+    for keys, texts in seen:
+        by_text = {}
+        for key, text in zip(keys.tolist(), texts):
+            assert by_text.setdefault(text, key) == key  # equal texts, equal keys
 
 
 def test_unknown_model_path(Embedder, corpus, tmp_path):

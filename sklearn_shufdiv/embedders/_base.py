@@ -15,6 +15,7 @@ from sklearn.utils.validation import check_is_fitted
 from ..utils._param_validation import Interval, validate_params
 from . import _checkpoint
 from ._encoder import load_encoder, model_max_length
+from ._positives import content_keys
 from ._training import ContrastiveNet, EpochBatches, ProgressBar, SetEpochViews, SilhouetteSelection
 from ._validation import check_documents
 
@@ -134,8 +135,8 @@ class BaseContrastiveEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
             selection.score_initial(net)
         initial = selection.initial_score if selection is not None else initial
         if self.max_epochs > start:
-            net.partial_fit(EpochBatches(positives, self.batch_size, seed),
-                            epochs=self.max_epochs - start)
+            batches = EpochBatches(positives, self.batch_size, seed, content_keys(documents))
+            net.partial_fit(batches, epochs=self.max_epochs - start)
         completed = sum("train_loss" in row for row in net.history)
         del net.history[completed:]  # the row of an interrupted epoch
         if completed < self.max_epochs:

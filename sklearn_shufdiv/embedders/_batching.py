@@ -2,11 +2,18 @@
 
 Padding is the main waste in transformer throughput when lengths vary (halves of documents
 do): sorting the texts of a batch by length and padding each mini-batch only to its own
-longest member keeps the encoder computing on real tokens.
+longest member keeps the encoder computing on real tokens. :func:`padded_groups` goes one
+step further and cuts the sorted texts where the length drops, so that no mini-batch pads
+a short text to a long one's length.
 """
 
 import numpy as np
 import torch
+
+# What one more forward pass costs, in padded tokens: a mini-batch is cut in two only when
+# that saves more padding than this. A CPU runs a small forward nearly as efficiently as a
+# large one; a GPU needs large mini-batches to be busy.
+GROUP_OVERHEAD_TOKENS = {"cpu": 256, "cuda": 8192}
 
 
 def tokenize(tokenizer, texts, max_length):
@@ -17,14 +24,44 @@ def tokenize(tokenizer, texts, max_length):
     )["input_ids"]
 
 
+def _lengths(token_ids):
+    return np.fromiter((len(ids) for ids in token_ids), dtype=np.int64, count=len(token_ids))
+
+
 def length_sorted_chunks(token_ids, chunk_size):
     """Indices of ``token_ids`` sorted by decreasing length, cut into chunks of ``chunk_size``.
 
     The longest chunk comes first, so an out-of-memory error shows on the first step.
     """
-    lengths = np.fromiter((len(ids) for ids in token_ids), dtype=np.int64, count=len(token_ids))
-    order = np.argsort(-lengths, kind="stable")
+    order = np.argsort(-_lengths(token_ids), kind="stable")
     return [order[start:start + chunk_size] for start in range(0, len(order), chunk_size)]
+
+
+def length_groups(token_ids, max_size, overhead_tokens):
+    """Indices of ``token_ids`` sorted by decreasing length, cut into groups of similar length.
+
+    The cuts minimise the padded size of all groups (each padded to its longest member)
+    plus ``overhead_tokens`` per group, with at most ``max_size`` texts a group: an exact
+    dynamic programme over the sorted lengths. With ``overhead_tokens`` large this is
+    :func:`length_sorted_chunks`; with 0, every distinct length gets its own group.
+    """
+    lengths = _lengths(token_ids)
+    order = np.argsort(-lengths, kind="stable")
+    widths = lengths[order].astype(np.float64)  # widths[i]: pad width of a group starting at i
+    n = len(order)
+    cost = np.zeros(n + 1)
+    start = np.zeros(n + 1, dtype=np.int64)
+    for end in range(1, n + 1):
+        first = np.arange(max(0, end - max_size), end)
+        candidates = cost[first] + (end - first) * widths[first] + overhead_tokens
+        best = int(np.argmin(candidates))  # the first minimum: the largest group
+        cost[end], start[end] = candidates[best], first[best]
+    bounds, end = [], n
+    while end > 0:
+        bounds.append(end)
+        end = start[end]
+    bounds = [0] + bounds[::-1]
+    return [order[a:b] for a, b in zip(bounds[:-1], bounds[1:])]
 
 
 def pad(token_ids, pad_token_id, device):
@@ -38,6 +75,12 @@ def pad(token_ids, pad_token_id, device):
     return input_ids.to(device), attention_mask.to(device)
 
 
+def _padded(token_ids, chunks, pad_token_id, device):
+    batches = [pad([token_ids[i] for i in chunk], pad_token_id, device) for chunk in chunks]
+    order = np.concatenate(chunks) if chunks else np.empty(0, dtype=np.int64)
+    return batches, order
+
+
 def padded_chunks(token_ids, chunk_size, pad_token_id, device):
     """Length-sorted, dynamically padded mini-batches.
 
@@ -48,7 +91,33 @@ def padded_chunks(token_ids, chunk_size, pad_token_id, device):
         ``order[k]`` is the position in ``token_ids`` of the k-th row of the concatenated
         batches, so ``np.argsort(order)`` puts outputs back in input order.
     """
-    chunks = length_sorted_chunks(token_ids, chunk_size)
-    batches = [pad([token_ids[i] for i in chunk], pad_token_id, device) for chunk in chunks]
-    order = np.concatenate(chunks) if chunks else np.empty(0, dtype=np.int64)
-    return batches, order
+    return _padded(token_ids, length_sorted_chunks(token_ids, chunk_size), pad_token_id,
+                   device)
+
+
+def padded_groups(token_ids, max_size, pad_token_id, device, overhead_tokens=None):
+    """Like :func:`padded_chunks`, but cut by :func:`length_groups`: at most ``max_size`` texts
+    a mini-batch, and new mini-batches where the length drops enough to pay for one.
+
+    ``overhead_tokens`` defaults to the value for ``device``'s type in
+    ``GROUP_OVERHEAD_TOKENS``.
+    """
+    if overhead_tokens is None:
+        overhead_tokens = GROUP_OVERHEAD_TOKENS.get(torch.device(device).type, 8192)
+    return _padded(token_ids, length_groups(token_ids, max_size, overhead_tokens),
+                   pad_token_id, device)
+
+
+def graph_prefix(batches, budget):
+    """How many leading ``batches`` fit, together, in ``budget`` padded tokens (at least 1).
+
+    Their activations can all be held at once: a GradCache step keeps their graphs from the
+    first forward pass instead of running them a second time.
+    """
+    total, kept = 0, 0
+    for input_ids, _ in batches:
+        total += input_ids.numel()
+        if kept and total > budget:
+            break
+        kept += 1
+    return kept

@@ -107,7 +107,7 @@ def model_max_length(tokenizer, encoder):
 
 def encode(encoder, tokenizer, texts, *, max_length, batch_size, device, amp_dtype=None,
            verbose=0):
-    """Embed ``texts``: length-sorted batches, dynamic padding, inference mode.
+    """Embed ``texts``: length-sorted batches of similar lengths, dynamic padding, inference mode.
 
     Returns
     -------
@@ -116,11 +116,11 @@ def encode(encoder, tokenizer, texts, *, max_length, batch_size, device, amp_dty
     import numpy as np
     from tqdm.auto import tqdm
 
-    from ._batching import padded_chunks, tokenize
+    from ._batching import padded_groups, tokenize
     from ._gradcache import autocast_context
 
     token_ids = tokenize(tokenizer, texts, max_length)
-    batches, order = padded_chunks(token_ids, batch_size, tokenizer.pad_token_id, device)
+    batches, order = padded_groups(token_ids, batch_size, tokenizer.pad_token_id, device)
     was_training = encoder.training
     encoder.eval()
     outputs = []

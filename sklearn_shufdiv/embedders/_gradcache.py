@@ -9,7 +9,9 @@ split into independent mini-batches. GradCache (Gao et al., 2021) splits the wor
    same masks, and back-propagate the cached embedding gradients through it.
 
 The parameter gradients are those of the full-batch loss; the memory is that of one
-mini-batch of activations plus the (small) matrix of embeddings.
+mini-batch of activations plus the (small) matrix of embeddings. Mini-batches whose
+activations fit in that memory together (the first, and any short ones that fit with it)
+keep their graph from step 1 and are not run again.
 """
 
 from contextlib import contextmanager, nullcontext
@@ -44,7 +46,7 @@ def autocast_context(device, dtype):
     return torch.autocast(device_type=torch.device(device).type, dtype=dtype)
 
 
-def cached_backward(encoder, batches, order, loss_fn, amp_dtype=None):
+def cached_backward(encoder, batches, order, loss_fn, amp_dtype=None, keep=None):
     """Back-propagate ``loss_fn`` of all views through ``encoder``, one mini-batch at a time.
 
     Parameters
@@ -52,39 +54,52 @@ def cached_backward(encoder, batches, order, loss_fn, amp_dtype=None):
     encoder : torch.nn.Module
         Maps ``(input_ids, attention_mask)`` to embeddings.
     batches : list of (input_ids, attention_mask)
-        The views, in mini-batches (as made by ``padded_chunks``).
+        The views, in mini-batches (as made by ``padded_chunks``), largest first.
     order : array-like of int
         ``order[k]``: the position, in the loss's view order, of the k-th embedded row.
     loss_fn : callable
         Maps the (n_views, dim) float32 embeddings, in loss order, to a scalar.
     amp_dtype : torch.dtype or None
         Autocast dtype for the encoder (e.g. ``torch.bfloat16`` on CUDA).
+    keep : int or None
+        How many leading mini-batches keep their graph from the first forward pass (their
+        activations are held together); only the others are embedded without a graph and
+        run again. ``len(batches)`` is an ordinary forward and backward, with no second
+        pass. None keeps the leading mini-batches that fit in the padded size of the largest
+        one (see :func:`~._batching.graph_prefix`): the same peak memory as caching them.
 
     Returns
     -------
     loss : torch.Tensor
         The detached loss. Gradients are accumulated into the encoder's parameters.
     """
+    from ._batching import graph_prefix
+
     device = batches[0][0].device
     inverse = torch.argsort(torch.as_tensor(order, device=device))
-    if len(batches) == 1:  # nothing to cache: one ordinary forward and backward
-        with autocast_context(device, amp_dtype):
-            embeddings = encoder(*batches[0]).float()
-        loss = loss_fn(embeddings[inverse])
+    if keep is None:
+        keep = graph_prefix(batches, max(input_ids.numel() for input_ids, _ in batches))
+    # In input order, so that dropout draws the masks a forward pass of all views would.
+    kept, states, cached = [], [], []
+    for index, (input_ids, attention_mask) in enumerate(batches):
+        if index < keep:
+            with autocast_context(device, amp_dtype):
+                kept.append(encoder(input_ids, attention_mask).float())
+            continue
+        states.append(RandomState(device))
+        with torch.no_grad(), autocast_context(device, amp_dtype):
+            cached.append(encoder(input_ids, attention_mask).float())
+    if not cached:  # nothing to cache: an ordinary backward
+        loss = loss_fn(torch.cat(kept)[inverse])
         loss.backward()
         return loss.detach()
 
-    states, cached = [], []
-    with torch.no_grad():
-        for input_ids, attention_mask in batches:
-            states.append(RandomState(device))
-            with autocast_context(device, amp_dtype):
-                cached.append(encoder(input_ids, attention_mask).float())
-    embeddings = torch.cat(cached).requires_grad_()
-    loss = loss_fn(embeddings[inverse])
-    loss.backward()
-    gradients = embeddings.grad.split([len(chunk) for chunk in cached])
-    for (input_ids, attention_mask), state, gradient in zip(batches, states, gradients):
+    detached = torch.cat(cached).requires_grad_()
+    loss = loss_fn(torch.cat([*kept, detached])[inverse])
+    loss.backward()  # through the kept graphs, and into detached.grad
+    gradients = detached.grad.split([len(chunk) for chunk in cached])
+    del kept, cached, detached
+    for (input_ids, attention_mask), state, gradient in zip(batches[keep:], states, gradients):
         with state.replay(), autocast_context(device, amp_dtype):
             replayed = encoder(input_ids, attention_mask).float()
         replayed.backward(gradient)

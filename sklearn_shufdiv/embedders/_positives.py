@@ -25,6 +25,24 @@ class PositivePairs:
         return len(self.texts_a)
 
 
+def content_keys(documents):
+    """For each document, the index of the first document with the same text.
+
+    Views keyed alike are copies of one text: the loss never uses one as a negative of
+    another (a corpus with duplicated documents would otherwise teach the encoder to
+    separate identical texts).
+
+    Examples
+    --------
+    >>> content_keys(["a", "b", "a", "c", "b"]).tolist()
+    [0, 1, 0, 3, 1]
+    """
+    first = {}
+    return np.fromiter((first.setdefault(document, index)
+                        for index, document in enumerate(documents)),
+                       dtype=np.int64, count=len(documents))
+
+
 def shuffle_divide(units, rng, join=" "):
     """Shuffle ``units`` (sentences or words) and cut the shuffled list in two halves.
 
@@ -109,9 +127,16 @@ class TfidfNeighbours:
         from ._neighbors import mine_tfidf_positives
 
         self.documents_ = documents
-        self.pairs_, self.similarities_ = mine_tfidf_positives(
-            documents, vectorizer=self.tfidf_params, exclude_duplicates=self.exclude_duplicates
-        )
+        try:
+            self.pairs_, self.similarities_ = mine_tfidf_positives(
+                documents, vectorizer=self.tfidf_params,
+                exclude_duplicates=self.exclude_duplicates,
+            )
+        except ValueError as exc:  # e.g. an empty vocabulary after min_df pruning
+            raise ValueError(
+                f"Could not mine TF-IDF neighbours: {exc} Pass more documents or change "
+                "tfidf_params (for example min_df=1)."
+            ) from exc
         self.document_indices_ = np.unique(self.pairs_)
         return self
 

@@ -31,10 +31,11 @@ class EpochBatches(Dataset):
     batches of nearly equal size, none larger than ``batch_size``.
     """
 
-    def __init__(self, positives, batch_size, seed):
+    def __init__(self, positives, batch_size, seed, keys=None):
         self.positives = positives
         self.batch_size = batch_size
         self.seed = seed
+        self.keys = keys  # document index -> content key (see content_keys)
         self.n_batches = -(-positives.n_pairs // batch_size)
         self.batches = None
 
@@ -44,9 +45,12 @@ class EpochBatches(Dataset):
         chunks = np.array_split(rng.permutation(len(pairs)), self.n_batches)
         # The keys come first: skorch measures a batch by its first item, and would take a
         # list of strings for a list of arrays of unequal lengths.
+        keys_a, keys_b = pairs.keys_a, pairs.keys_b
+        if self.keys is not None:
+            keys_a, keys_b = self.keys[keys_a], self.keys[keys_b]
         self.batches = [
             (
-                torch.as_tensor(np.concatenate([pairs.keys_a[chunk], pairs.keys_b[chunk]])),
+                torch.as_tensor(np.concatenate([keys_a[chunk], keys_b[chunk]])),
                 [pairs.texts_a[i] for i in chunk] + [pairs.texts_b[i] for i in chunk],
             )
             for chunk in chunks
