@@ -14,7 +14,9 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..utils._param_validation import Interval, validate_params
 from . import _checkpoint
+from ._distributed import AverageGradients, CrossProcessNTXentLoss, rank_and_world
 from ._encoder import load_encoder, model_max_length
+from ._loss import NTXentLoss
 from ._positives import content_keys
 from ._training import ContrastiveNet, EpochBatches, ProgressBar, SetEpochViews, SilhouetteSelection
 from ._validation import check_documents
@@ -84,12 +86,17 @@ class BaseContrastiveEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         tokenizer, encoder = load_encoder(self.model_name_or_path, self.verbose)
         max_length = self.max_length or model_max_length(tokenizer, encoder)
 
+        rank, world_size = rank_and_world()
+        if self.batch_size < 2 * world_size:
+            raise ValueError(f"batch_size={self.batch_size} leaves fewer than 2 pairs for each "
+                             f"of the {world_size} processes; raise it.")
         positives = None
         if self.max_epochs > 0:
             positives = self._make_positives().fit(documents, seed)
-            if positives.n_pairs < 2:
+            if positives.n_pairs < 2 * world_size:
                 raise ValueError(
-                    f"{type(self).__name__} needs at least 2 training pairs, but "
+                    f"{type(self).__name__} needs at least {2 * world_size} training pairs, "
+                    "but "
                     + positives.describe_shortage(len(documents))
                 )
             self._on_positives(positives)
@@ -100,16 +107,20 @@ class BaseContrastiveEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
             selection = SilhouetteSelection(
                 [documents[i] for i in self.selection_indices_], self.n_clusters, seed)
         callbacks = [("views", SetEpochViews())]
+        if world_size > 1:
+            callbacks.append(("average_gradients", AverageGradients()))
         if selection is not None:  # before the progress bar, which prints its score
             callbacks.append(("selection", selection))
-        callbacks.append(("progress", ProgressBar(self.max_epochs, self.verbose)))
-        if self.checkpoint_dir is not None:
+        callbacks.append(("progress", ProgressBar(self.max_epochs,
+                                                  self.verbose if rank == 0 else 0)))
+        if self.checkpoint_dir is not None and rank == 0:
             callbacks.append(("checkpoint", _checkpoint.EpochCheckpoint(
                 self.checkpoint_dir, self._fingerprint(documents), selection)))
         net = ContrastiveNet(
             encoder.to(device), tokenizer=tokenizer, max_length=max_length,
             mini_batch_size=self.mini_batch_size,
             amp_dtype=torch.bfloat16,
+            criterion=CrossProcessNTXentLoss if world_size > 1 else NTXentLoss,
             optimizer=torch.optim.AdamW, lr=self.learning_rate,
             optimizer__weight_decay=self.weight_decay, criterion__temperature=self.temperature,
             max_epochs=self.max_epochs, batch_size=self.batch_size, callbacks=callbacks,
@@ -135,7 +146,8 @@ class BaseContrastiveEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
             selection.score_initial(net)
         initial = selection.initial_score if selection is not None else initial
         if self.max_epochs > start:
-            batches = EpochBatches(positives, self.batch_size, seed, content_keys(documents))
+            batches = EpochBatches(positives, self.batch_size, seed, content_keys(documents),
+                                   *rank_and_world())
             net.partial_fit(batches, epochs=self.max_epochs - start)
         completed = sum("train_loss" in row for row in net.history)
         del net.history[completed:]  # the row of an interrupted epoch

@@ -28,14 +28,17 @@ class EpochBatches(Dataset):
 
     At the start of each epoch, :meth:`set_epoch` redraws the views (the shuffle of Shuffle
     & Divide) and the order of the pairs from the epoch's generator, and cuts them into
-    batches of nearly equal size, none larger than ``batch_size``.
+    batches of nearly equal size, none larger than ``batch_size``. Across processes
+    (``world_size > 1``) every process draws the same batches and keeps its contiguous
+    share of each, trimmed to a multiple of ``world_size`` pairs.
     """
 
-    def __init__(self, positives, batch_size, seed, keys=None):
+    def __init__(self, positives, batch_size, seed, keys=None, rank=0, world_size=1):
         self.positives = positives
         self.batch_size = batch_size
         self.seed = seed
         self.keys = keys  # document index -> content key (see content_keys)
+        self.rank, self.world_size = rank, world_size
         self.n_batches = -(-positives.n_pairs // batch_size)
         self.batches = None
 
@@ -43,6 +46,9 @@ class EpochBatches(Dataset):
         rng = epoch_rng(self.seed, epoch)
         pairs = self.positives.sample(rng)
         chunks = np.array_split(rng.permutation(len(pairs)), self.n_batches)
+        if self.world_size > 1:  # this process's contiguous share; equal shares for all
+            chunks = [np.array_split(chunk[: len(chunk) - len(chunk) % self.world_size],
+                                     self.world_size)[self.rank] for chunk in chunks]
         # The keys come first: skorch measures a batch by its first item, and would take a
         # list of strings for a list of arrays of unequal lengths.
         keys_a, keys_b = pairs.keys_a, pairs.keys_b
