@@ -243,3 +243,12 @@ def test_bad_device(tiny_bert_path, corpus):
     if not torch.cuda.is_available():
         with pytest.raises(ValueError, match="CUDA is not available"):
             ShuffleDivideEmbedder(tiny_bert_path, **{**SMALL, "device": "cuda"}).fit(corpus[0])
+
+
+def test_transform_iter_streams_in_chunks(fitted, corpus):
+    docs, _ = corpus
+    chunks = list(fitted.transform_iter((d for d in docs), chunk_size=20))
+    assert [len(c) for c in chunks] == [20, 20, 8]
+    np.testing.assert_allclose(np.vstack(chunks), fitted.transform(docs), atol=1e-5)
+    with pytest.raises(TypeError, match="single str"):
+        next(fitted.transform_iter("one document"))

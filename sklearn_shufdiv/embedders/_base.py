@@ -216,6 +216,35 @@ class BaseContrastiveEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
             embeddings /= np.maximum(norms, np.finfo(np.float32).tiny)
         return embeddings
 
+    def transform_iter(self, documents, chunk_size=4096):
+        """Embed a stream of documents chunk by chunk, in bounded memory.
+
+        Parameters
+        ----------
+        documents : iterable of str
+            Any iterable, e.g. a generator over the lines of a large file or the documents
+            of one partition of a Dask bag; it is read ``chunk_size`` documents at a time.
+        chunk_size : int, default=4096
+            Documents embedded (and held in memory) at a time.
+
+        Yields
+        ------
+        embeddings : ndarray of shape (n_chunk, dim), float32
+            The embeddings of the next chunk of documents, in order, as ``transform``
+            computes them.
+        """
+        check_is_fitted(self)
+        if isinstance(documents, (str, bytes)):
+            check_documents(documents)  # raises the single-string error
+        chunk = []
+        for document in documents:
+            chunk.append(document)
+            if len(chunk) == chunk_size:
+                yield self.transform(chunk)
+                chunk = []
+        if chunk:
+            yield self.transform(chunk)
+
     def save_pretrained(self, path):
         """Export the tuned encoder and tokenizer in Hugging Face format.
 
