@@ -80,18 +80,16 @@ def test_matches_reference_sparse(chunk_size, exclude_duplicates, integer):
 
 
 @pytest.mark.parametrize(
-    "dense_term_min_df, densify_above",
+    "dense_term_min_df",
     [
-        (2.0, 2.0),  # no dense term columns, every product block stays sparse
-        (2.0, 0.0),  # no dense term columns, every product block is densified
-        (0.3, 2.0),  # terms in >= 30% of the rows as dense columns (blocks dense)
-        (0.0, 2.0),  # every term in >= 2 rows as a dense column
+        2.0,  # no dense term columns: all-sparse products
+        0.3,  # terms in >= 30% of the rows as dense columns
+        0.0,  # every term in >= 2 rows as a dense column
     ],
 )
 @pytest.mark.parametrize("chunk_size", [1, 5, 60])
-def test_block_strategies_agree(monkeypatch, dense_term_min_df, densify_above, chunk_size):
+def test_block_strategies_agree(monkeypatch, dense_term_min_df, chunk_size):
     monkeypatch.setattr(_neighbors, "_DENSE_TERM_MIN_DF", dense_term_min_df)
-    monkeypatch.setattr(_neighbors, "_DENSIFY_ABOVE", densify_above)
     for seed in range(3):
         X = random_sparse(50, 12, 0.2, seed=seed, integer=bool(seed % 2))
         assert_matches_reference(X, chunk_size=chunk_size)
