@@ -1,0 +1,248 @@
+"""Lloyd iterations, mini-batch steps and seeded runs of spherical k-means.
+
+See ``_spherical_kmeans_core`` for the conventions (inverse row norms folded into products,
+float64 cluster sums, bounded blocks of rows).
+"""
+
+import warnings
+from dataclasses import dataclass
+from typing import NamedTuple
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.utils import check_array, check_random_state
+from sklearn.utils.sparsefuncs import sparse_matmul_to_dense
+
+from ._spherical_kmeans_core import (
+    _rows,
+    assign,
+    farthest_points,
+    inverse_row_norms,
+    kmeans_plusplus,
+    normalize_sums,
+    random_centers,
+    row_blocks,
+    scores,
+)
+
+
+class LloydResult(NamedTuple):
+    """Outcome of one seeded run of Lloyd iterations."""
+
+    centers: np.ndarray
+    labels: np.ndarray
+    inertia: float
+    n_iter: int
+    sums: np.ndarray
+
+
+def _moves(new, old, moved, weights, n_clusters):
+    """Sparse (n_clusters, n_rows) matrix: +w into the new cluster, -w out of the old one."""
+    leaving = moved[old[moved] >= 0]
+    rows = np.concatenate([new[moved], old[leaving]])
+    cols = np.concatenate([moved, leaving])
+    data = np.concatenate([weights[moved], -weights[leaving]])
+    return sp.csr_array((data, (rows, cols)), shape=(n_clusters, new.shape[0]))
+
+
+@dataclass
+class Partition:
+    """The state of a Lloyd run, per row and per cluster.
+
+    labels : the cluster of each row (-1 before the first pass).
+    sums : float64 sum of ``sample_weight * x / ||x||`` over the rows of each cluster.
+    similarity : cosine of each row to its center; between two evaluations of a row, a lower
+        bound (a center that moves by ``delta`` changes a cosine by at most ``delta``).
+    margin : lower bound of the cosine to the own center minus the cosine to the next best.
+    """
+
+    labels: np.ndarray
+    sums: np.ndarray
+    similarity: np.ndarray
+    margin: np.ndarray
+
+    @classmethod
+    def empty(cls, n_samples, centers):
+        return cls(np.full(n_samples, -1, dtype=np.int32), np.zeros(centers.shape),
+                   np.zeros(n_samples, dtype=centers.dtype),
+                   np.zeros(n_samples, dtype=centers.dtype))
+
+    def rows_to_rescore(self, shifts):
+        """Loosen the bounds after centers moved by ``shifts``; rows whose label may change.
+
+        Returns None (meaning all rows) when more than half of them may change.
+        """
+        own = shifts[self.labels]
+        self.similarity -= own
+        self.margin -= own + shifts.max()
+        rows = np.flatnonzero(self.margin <= 64 * np.finfo(self.margin.dtype).eps)
+        return None if rows.size > self.labels.size // 2 else rows
+
+
+def assign_and_accumulate(X, inv_norm, row_weights, centers, part, rows=None):
+    """Assign ``rows`` (all rows if None) to their most similar center; update ``part``.
+
+    Rows whose label changed are moved between the cluster sums of ``part`` (with weights
+    ``row_weights = sample_weight / ||x||``); other rows cost nothing beyond their scores,
+    so a pass costs little more than the product ``X[rows] @ centers.T``. Returns the number
+    of rows whose label changed.
+    """
+    n_clusters = centers.shape[0]
+    if rows is None:
+        blocks = row_blocks(X.shape[0], n_clusters)
+    else:
+        blocks = [rows[block] for block in row_blocks(rows.size, n_clusters)]
+    n_changed = 0
+    for block in blocks:
+        data = _rows(X, block)
+        block_scores = scores(data, centers)
+        new = block_scores.argmax(axis=1).astype(np.int32)
+        best = block_scores[np.arange(new.size), new]
+        block_scores[np.arange(new.size), new] = -np.inf
+        gap = best - block_scores.max(axis=1) if n_clusters > 1 else np.full(new.size, np.inf)
+        with np.errstate(invalid="ignore"):  # zero rows: gap 0 or inf, times 0
+            part.margin[block] = np.where(inv_norm[block] > 0, gap * inv_norm[block], np.inf)
+        part.similarity[block] = best * inv_norm[block]
+        old = part.labels[block]
+        moved = np.flatnonzero(new != old)
+        if moved.size:
+            moves = _moves(new, old, moved, row_weights[block], n_clusters)
+            if sp.issparse(data):
+                part.sums += sparse_matmul_to_dense(moves, data.tocsr())
+            else:
+                part.sums += moves @ data
+            part.labels[block] = new
+            n_changed += moved.size
+    return n_changed
+
+
+def lloyd(X, inv_norm, weights, centers, *, max_iter, tol, verbose=0):
+    """Lloyd iterations from ``centers`` until no label changes or centers shift <= tol.
+
+    After the first passes, only the rows whose bounds (see ``Partition``) allow a change of
+    label are scored again, as in Hamerly's algorithm; the last pass scores every row, so
+    the labels and inertia returned are exact for the returned centers. Empty clusters are
+    re-seeded by farthest-first traversal. Returns a ``LloydResult``.
+    """
+    n_samples, n_clusters = X.shape[0], centers.shape[0]
+    mass = weights * (inv_norm > 0)
+    weighted_inv_norm = weights * inv_norm
+    part = Partition.empty(n_samples, centers)
+    rows, message = None, "maximum number of iterations reached"
+    for n_iter in range(1, max_iter + 1):
+        n_changed = assign_and_accumulate(X, inv_norm, weighted_inv_norm, centers, part, rows)
+        if verbose:
+            scored = n_samples if rows is None else rows.size
+            print(f"Iteration {n_iter - 1}, inertia {weights @ (1 - part.similarity):.6g}"
+                  f"{' (upper bound)' if rows is not None else ''}, {scored} rows scored, "
+                  f"{n_changed} labels changed.")
+        if n_changed == 0:
+            message = "strict convergence"
+            break
+        empty = np.bincount(part.labels, weights=mass, minlength=n_clusters) == 0
+        part.sums[empty] = 0  # drop rounding residue left by rows that moved out
+        new_centers, nonempty = normalize_sums(part.sums, X.dtype)
+        if not nonempty.all():
+            new_centers[~nonempty] = farthest_points(
+                X, inv_norm, weights, part.similarity, np.count_nonzero(~nonempty)
+            )
+        shifts = np.linalg.norm(new_centers - centers, axis=1)
+        centers = new_centers
+        if shifts @ shifts <= tol:
+            message = f"center shift {shifts @ shifts:.3g} within tolerance {tol:.3g}"
+            break
+        rows = part.rows_to_rescore(shifts)
+    if verbose:
+        print(f"Converged at iteration {n_iter - 1}: {message}.")
+    if rows is not None or message != "strict convergence":
+        assign_and_accumulate(X, inv_norm, weighted_inv_norm, centers, part)
+    inertia = float(weights @ (1 - part.similarity))
+    return LloydResult(centers, part.labels, inertia, n_iter, part.sums)
+
+
+def minibatch_step(X, inv_norm, weights, centers, sums):
+    """Online update from one batch, as MiniBatchKMeans does, then renormalise.
+
+    The batch is assigned to ``centers`` and added to ``sums`` (running weighted sum of the
+    unit rows assigned to each cluster, updated in place). MiniBatchKMeans moves a center to
+    the running mean of its rows; here each center becomes the normalised running sum, which
+    is the direction of that mean. Clusters that never received weight keep their center.
+    """
+    labels, _ = assign(X, inv_norm, centers)
+    n_clusters = centers.shape[0]
+    one_hot = sp.csr_array(
+        (weights * inv_norm, (labels, np.arange(X.shape[0]))), shape=(n_clusters, X.shape[0])
+    )
+    if sp.issparse(X):
+        sums += sparse_matmul_to_dense(one_hot, X.tocsr())
+    else:
+        sums += one_hot @ X
+    new_centers, nonempty = normalize_sums(sums, X.dtype)
+    centers[nonempty] = new_centers[nonempty]
+    return centers
+
+
+# -- runs ------------------------------------------------------------------------------
+
+
+def _check_init(init, n_clusters, n_features, dtype):
+    centers = check_array(init, dtype=dtype, copy=True, input_name="init")
+    if centers.shape != (n_clusters, n_features):
+        raise ValueError(
+            f"The shape of the initial centers {centers.shape} does not match "
+            f"(n_clusters, n_features) = {(n_clusters, n_features)}."
+        )
+    norms = np.linalg.norm(centers, axis=1)
+    if not (norms > 0).all():
+        raise ValueError("The initial centers must not contain all-zero rows.")
+    return centers / norms[:, None].astype(dtype)
+
+
+def _resolve_n_init(n_init, init):
+    if n_init == "auto":
+        return 10 if isinstance(init, str) and init == "random" else 1
+    if not isinstance(init, str) and n_init != 1:
+        warnings.warn(
+            "Explicit initial center position passed: performing only one init in "
+            f"SphericalKMeans instead of n_init={n_init}.",
+            RuntimeWarning,
+            stacklevel=4,
+        )
+        return 1
+    return n_init
+
+
+def initial_centers(X, inv_norm, weights, n_clusters, init, random_state):
+    if isinstance(init, str) and init == "k-means++":
+        return kmeans_plusplus(X, inv_norm, weights, n_clusters, random_state)
+    if isinstance(init, str):
+        return random_centers(X, inv_norm, weights, n_clusters, random_state)
+    return _check_init(init, n_clusters, X.shape[1], X.dtype)
+
+
+def best_of_runs(X, weights, *, n_clusters, init, n_init, max_iter, tol, verbose,
+                 random_state):
+    """The best of ``n_init`` seeded runs on validated X and weights, as a LloydResult.
+
+    ``init`` is "k-means++", "random" or an array-like of centers; ``n_init="auto"`` means
+    10 runs for "random" and 1 otherwise.
+    """
+    if X.shape[0] < n_clusters:
+        raise ValueError(f"n_samples={X.shape[0]} should be >= n_clusters={n_clusters}.")
+    inv_norm = inverse_row_norms(X)
+    if not (weights * inv_norm).any():
+        raise ValueError(
+            "All samples with a non-zero sample weight are zero vectors: their cosine "
+            "similarity is undefined, so there is nothing to cluster."
+        )
+    random_state = check_random_state(random_state)
+    best = None
+    for run in range(_resolve_n_init(n_init, init)):
+        centers = initial_centers(X, inv_norm, weights, n_clusters, init, random_state)
+        if verbose:
+            print(f"Initialization complete (run {run + 1}).")
+        result = lloyd(X, inv_norm, weights, centers, max_iter=max_iter, tol=tol,
+                       verbose=verbose)
+        if best is None or result.inertia < best.inertia:
+            best = result
+    return best
