@@ -106,24 +106,14 @@ class BaseContrastiveEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
             self.selection_indices_ = np.sort(rng.permutation(len(documents))[:size])
             selection = SilhouetteSelection(
                 [documents[i] for i in self.selection_indices_], self.n_clusters, seed)
-        callbacks = [("views", SetEpochViews())]
-        if world_size > 1:
-            callbacks.append(("average_gradients", AverageGradients()))
-        if selection is not None:  # before the progress bar, which prints its score
-            callbacks.append(("selection", selection))
-        callbacks.append(("progress", ProgressBar(self.max_epochs,
-                                                  self.verbose if rank == 0 else 0)))
-        if self.checkpoint_dir is not None and rank == 0:
-            callbacks.append(("checkpoint", _checkpoint.EpochCheckpoint(
-                self.checkpoint_dir, self._fingerprint(documents), selection)))
         net = ContrastiveNet(
             encoder.to(device), tokenizer=tokenizer, max_length=max_length,
-            mini_batch_size=self.mini_batch_size,
-            amp_dtype=torch.bfloat16,
+            mini_batch_size=self.mini_batch_size, amp_dtype=torch.bfloat16,
             criterion=CrossProcessNTXentLoss if world_size > 1 else NTXentLoss,
             optimizer=torch.optim.AdamW, lr=self.learning_rate,
             optimizer__weight_decay=self.weight_decay, criterion__temperature=self.temperature,
-            max_epochs=self.max_epochs, batch_size=self.batch_size, callbacks=callbacks,
+            max_epochs=self.max_epochs, batch_size=self.batch_size,
+            callbacks=self._callbacks(selection, documents, rank, world_size),
             device=device, verbose=0,
         )
         cuda = [torch.device(device)] if torch.device(device).type == "cuda" else []
@@ -134,6 +124,19 @@ class BaseContrastiveEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         self.net_ = net
         self._n_features_out = encoder.dim
         return self
+
+    def _callbacks(self, selection, documents, rank, world_size):
+        callbacks = [("views", SetEpochViews())]
+        if world_size > 1:
+            callbacks.append(("average_gradients", AverageGradients()))
+        if selection is not None:  # before the progress bar, which prints its score
+            callbacks.append(("selection", selection))
+        verbose = self.verbose if rank == 0 else 0
+        callbacks.append(("progress", ProgressBar(self.max_epochs, verbose)))
+        if self.checkpoint_dir is not None and rank == 0:
+            callbacks.append(("checkpoint", _checkpoint.EpochCheckpoint(
+                self.checkpoint_dir, self._fingerprint(documents), selection)))
+        return callbacks
 
     def _train(self, net, positives, seed, selection, documents):
         start, initial = 0, None
