@@ -115,8 +115,8 @@ class TfidfNeighbours:
     tfidf_params : dict or None
         Keyword arguments of :class:`~sklearn.feature_extraction.text.TfidfVectorizer`.
     exclude_duplicates : bool
-        Skip neighbours that are exact duplicates (cosine 1); see
-        :func:`~sklearn_shufdiv.embedders._neighbors.mine_tfidf_positives`.
+        Never pair a document with a copy of its own text: neighbours are mined among
+        distinct texts, and each copy gets its original's neighbour.
     """
 
     def __init__(self, tfidf_params=None, exclude_duplicates=True):
@@ -127,16 +127,28 @@ class TfidfNeighbours:
         from ._neighbors import mine_tfidf_positives
 
         self.documents_ = documents
+        keys = content_keys(documents)
+        # Mine among distinct texts, so that no document is paired with a copy of itself
+        # (identical views teach nothing); copies then share their original's neighbour.
+        distinct = np.unique(keys) if self.exclude_duplicates else np.arange(len(documents))
         try:
-            self.pairs_, self.similarities_ = mine_tfidf_positives(
-                documents, vectorizer=self.tfidf_params,
-                exclude_duplicates=self.exclude_duplicates,
+            pairs, similarities = mine_tfidf_positives(
+                [documents[i] for i in distinct], vectorizer=self.tfidf_params,
+                exclude_duplicates=False,
             )
         except ValueError as exc:  # e.g. an empty vocabulary after min_df pruning
             raise ValueError(
                 f"Could not mine TF-IDF neighbours: {exc} Pass more documents or change "
                 "tfidf_params (for example min_df=1)."
             ) from exc
+        neighbour = np.full(len(documents), -1)
+        similarity = np.zeros(len(documents))
+        neighbour[distinct[pairs[:, 0]]] = distinct[pairs[:, 1]]
+        similarity[distinct[pairs[:, 0]]] = similarities
+        neighbour, similarity = neighbour[keys], similarity[keys]  # copies: the original's
+        has_pair = neighbour >= 0
+        self.pairs_ = np.column_stack([np.flatnonzero(has_pair), neighbour[has_pair]])
+        self.similarities_ = similarity[has_pair]
         self.document_indices_ = np.unique(self.pairs_)
         return self
 

@@ -54,8 +54,9 @@ class TfidfPositiveEmbedder(BaseContrastiveEmbedder):
         used to mine the neighbours (None: the defaults of
         :func:`~sklearn_shufdiv.embedders.mine_tfidf_positives`).
     exclude_duplicates : bool, default=True
-        Do not pair a document with an exact duplicate of itself (a pair of identical
-        views teaches nothing); take its best non-identical neighbour instead.
+        Never pair a document with a copy of its own text (identical views teach
+        nothing): neighbours are mined among distinct texts, and each copy gets its
+        original's neighbour. Different texts with identical TF-IDF rows still pair.
 
     Attributes
     ----------
@@ -78,9 +79,10 @@ class TfidfPositiveEmbedder(BaseContrastiveEmbedder):
     ...         "The rocket reached orbit.", "The crew of the rocket slept.",
     ...         "Bake the bread slowly.", "Bread needs salt and time to bake."]
     >>> embedder = TfidfPositiveEmbedder(get_model_path(), max_epochs=1, random_state=0,
+    ...                                  tfidf_params={"stop_words": "english"},
     ...                                  verbose=0).fit(docs)
-    >>> embedder.positive_pairs_[:2].tolist()
-    [[0, 1], [1, 0]]
+    >>> embedder.positive_pairs_.tolist()
+    [[0, 1], [1, 0], [2, 3], [3, 2], [4, 5], [5, 4]]
     >>> embedder.transform(docs).shape
     (6, 384)
     """
