@@ -21,8 +21,12 @@ class TfidfPositiveEmbedder(BaseContrastiveEmbedder):
         A Hugging Face model name or a local directory (any ``AutoModel``: BERT, RoBERTa...).
     max_length : int, default=None
         Tokens kept per view and per embedded document; None is the model's limit.
-    temperature : float, default=0.1
-        NT-Xent temperature.
+    temperature : float, default=0.2
+        NT-Xent temperature. Lower values push harder on the closest negatives, which
+        in a corpus of few topics are mostly documents of the same topic. Measured on
+        600 BBC articles (MiniLM-L6, 2 epochs, batch 64, 128 tokens; frozen encoder
+        ACC 0.922): ACC 0.942 / 0.950 / 0.948 at 0.1 / 0.2 / 0.5
+        (``benchmarks/reproduce.py --quick --temperature T``).
     learning_rate : float, default=3e-5
         AdamW learning rate.
     weight_decay : float, default=0.01
@@ -94,7 +98,7 @@ class TfidfPositiveEmbedder(BaseContrastiveEmbedder):
     }
 
     def __init__(self, model_name_or_path="bert-base-uncased", *, max_length=None,
-                 temperature=0.1, learning_rate=3e-5, weight_decay=0.01, batch_size=320,
+                 temperature=0.2, learning_rate=3e-5, weight_decay=0.01, batch_size=320,
                  mini_batch_size=32, max_epochs=3, n_clusters=None, selection_sample_size=5000,
                  normalize=True, device="auto", checkpoint_dir=None, random_state=None,
                  verbose=1, tfidf_params=None, exclude_duplicates=True):
