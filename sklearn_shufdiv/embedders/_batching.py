@@ -11,9 +11,10 @@ import numpy as np
 import torch
 
 # What one more forward pass costs, in padded tokens: a mini-batch is cut in two only when
-# that saves more padding than this. A CPU runs a small forward nearly as efficiently as a
-# large one; a GPU needs large mini-batches to be busy.
-GROUP_OVERHEAD_TOKENS = {"cpu": 256, "cuda": 8192}
+# that saves more padding than this. A CPU multiplies a few hundred rows as fast as many
+# thousands (a forward's fixed cost is a few tokens' worth of compute); a GPU needs large
+# mini-batches to be busy.
+GROUP_OVERHEAD_TOKENS = {"cpu": 64, "cuda": 8192}
 
 
 def tokenize(tokenizer, texts, max_length):
@@ -54,7 +55,9 @@ def length_groups(token_ids, max_size, overhead_tokens):
     for end in range(1, n + 1):
         first = np.arange(max(0, end - max_size), end)
         candidates = cost[first] + (end - first) * widths[first] + overhead_tokens
-        best = int(np.argmin(candidates))  # the first minimum: the largest group
+        # The last minimum: of equal cuts, the one with the longest groups first, so that
+        # the largest mini-batch comes first (an out-of-memory error shows on the first).
+        best = len(candidates) - 1 - int(np.argmin(candidates[::-1]))
         cost[end], start[end] = candidates[best], first[best]
     bounds, end = [], n
     while end > 0:
@@ -109,10 +112,13 @@ def padded_groups(token_ids, max_size, pad_token_id, device, overhead_tokens=Non
 
 
 def graph_prefix(batches, budget):
-    """How many leading ``batches`` fit, together, in ``budget`` padded tokens (at least 1).
+    """How many leading ``batches`` (the longest texts) fit, together, in ``budget`` padded
+    tokens; at least one.
 
-    Their activations can all be held at once: a GradCache step keeps their graphs from the
-    first forward pass instead of running them a second time.
+    A GradCache step keeps their graphs from its first forward pass instead of running
+    them a second time. The largest mini-batch comes first, as in a GradCache step, whose
+    second pass it starts: what is freed then is reused by the smaller ones that follow,
+    and the peak memory stays that of ``budget`` tokens.
     """
     total, kept = 0, 0
     for input_ids, _ in batches:

@@ -9,9 +9,9 @@ split into independent mini-batches. GradCache (Gao et al., 2021) splits the wor
    same masks, and back-propagate the cached embedding gradients through it.
 
 The parameter gradients are those of the full-batch loss; the memory is that of one
-mini-batch of activations plus the (small) matrix of embeddings. Mini-batches whose
-activations fit in that memory together (the first, and any short ones that fit with it)
-keep their graph from step 1 and are not run again.
+mini-batch of activations plus the (small) matrix of embeddings. The first mini-batches
+(the longest views), as many as fit in that memory together, keep their graph from step 1
+and are not run again; a batch that fits whole is an ordinary forward and backward.
 """
 
 from contextlib import contextmanager, nullcontext
@@ -63,10 +63,11 @@ def cached_backward(encoder, batches, order, loss_fn, amp_dtype=None, keep=None)
         Autocast dtype for the encoder (e.g. ``torch.bfloat16`` on CUDA).
     keep : int or None
         How many leading mini-batches keep their graph from the first forward pass (their
-        activations are held together); only the others are embedded without a graph and
+        activations are held together): only the others are embedded without a graph and
         run again. ``len(batches)`` is an ordinary forward and backward, with no second
-        pass. None keeps the leading mini-batches that fit in the padded size of the largest
-        one (see :func:`~._batching.graph_prefix`): the same peak memory as caching them.
+        pass. None keeps the leading mini-batches that fit in the padded size of the
+        largest one (see :func:`~._batching.graph_prefix`), which the second pass needs
+        anyway: the memory of caching them all.
 
     Returns
     -------

@@ -104,10 +104,10 @@ class ContrastiveNet(NeuralNet):
         keys, texts = batch
         self.module_.train()
         token_ids = tokenize(self.tokenizer, texts, self.max_length)
-        # Mini-batches of at most mini_batch_size views of similar lengths; the leading ones
-        # whose activations fit in those of mini_batch_size views of the longest length (the
-        # memory that GradCache needs anyway) keep their graph: no second forward pass. A
-        # batch that fits whole takes an ordinary forward and backward.
+        # Mini-batches of at most mini_batch_size views of similar lengths. The first ones
+        # (longest views), as many as fit in the activations of mini_batch_size views of
+        # the longest length (the memory GradCache needs anyway), keep their graph: no
+        # second forward pass. A batch that fits whole takes an ordinary forward/backward.
         batches, order = padded_groups(
             token_ids, self.mini_batch_size, self.tokenizer.pad_token_id, self.device
         )
