@@ -212,15 +212,14 @@ class Peer:
 
         self.device = device
         self.model = SentenceTransformer(str(model_path), device=device)
+        if torch.device(device).type == "cuda":
+            # bf16 autocast around the model's forward, as their trainer (accelerate) puts
+            # it: it then also covers the forward that the cached loss replays in backward.
+            self.model.forward = torch.autocast("cuda", dtype=torch.bfloat16)(
+                self.model.forward)
         self.optimizer = torch.optim.AdamW(self.model.parameters(), lr=LEARNING_RATE,
                                            weight_decay=WEIGHT_DECAY)
         self.losses = {}
-
-    def amp(self):
-        from sklearn_shufdiv.embedders._gradcache import autocast_context
-
-        cuda = torch.device(self.device).type == "cuda"
-        return autocast_context(self.device, torch.bfloat16 if cuda else None)
 
     def loss(self, kind, mini_batch_size):
         try:
@@ -245,8 +244,7 @@ class Peer:
         features = [preprocess(anchors), preprocess(positives)]
         features = [{k: v.to(self.device) if torch.is_tensor(v) else v for k, v in f.items()}
                     for f in features]
-        with self.amp():
-            value = loss(features, None)
+        value = loss(features, None)
         value.backward()
         self.optimizer.step()
         self.optimizer.zero_grad(set_to_none=True)
@@ -254,8 +252,7 @@ class Peer:
 
     def encode(self, documents, max_length, batch_size):
         self.model.max_seq_length = max_length
-        with self.amp():
-            return self.model.encode(documents, batch_size=batch_size, convert_to_numpy=True)
+        return self.model.encode(documents, batch_size=batch_size, convert_to_numpy=True)
 
 
 def fitted_embedder(model_path, documents, max_length, mini_batch_size, device):
