@@ -106,6 +106,9 @@ class BaseContrastiveEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
             self.selection_indices_ = np.sort(rng.permutation(len(documents))[:size])
             selection = SilhouetteSelection(
                 [documents[i] for i in self.selection_indices_], self.n_clusters, seed)
+        # Hashing the corpus is done once, for the checkpoints' compatibility check.
+        fingerprint = (self._fingerprint(documents) if self.checkpoint_dir is not None
+                       else None)
         net = ContrastiveNet(
             encoder.to(device), tokenizer=tokenizer, max_length=max_length,
             mini_batch_size=self.mini_batch_size, amp_dtype=torch.bfloat16,
@@ -113,19 +116,20 @@ class BaseContrastiveEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
             optimizer=torch.optim.AdamW, lr=self.learning_rate,
             optimizer__weight_decay=self.weight_decay, criterion__temperature=self.temperature,
             max_epochs=self.max_epochs, batch_size=self.batch_size,
-            callbacks=self._callbacks(selection, documents, rank, world_size),
+            callbacks=self._callbacks(selection, fingerprint, rank, world_size),
             device=device, verbose=0,
         )
         cuda = [torch.device(device)] if torch.device(device).type == "cuda" else []
         with torch.random.fork_rng(devices=cuda):
             torch.manual_seed(seed)
             net.initialize()
-            self._train(net, positives, seed, selection, documents)
+            self._train(net, positives, seed, selection, documents, fingerprint,
+                        (rank, world_size))
         self.net_ = net
         self._n_features_out = encoder.dim
         return self
 
-    def _callbacks(self, selection, documents, rank, world_size):
+    def _callbacks(self, selection, fingerprint, rank, world_size):
         callbacks = [("views", SetEpochViews())]
         if world_size > 1:
             callbacks.append(("average_gradients", AverageGradients()))
@@ -135,14 +139,14 @@ class BaseContrastiveEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         callbacks.append(("progress", ProgressBar(self.max_epochs, verbose)))
         if self.checkpoint_dir is not None and rank == 0:
             callbacks.append(("checkpoint", _checkpoint.EpochCheckpoint(
-                self.checkpoint_dir, self._fingerprint(documents), selection)))
+                self.checkpoint_dir, fingerprint, selection)))
         return callbacks
 
-    def _train(self, net, positives, seed, selection, documents):
+    def _train(self, net, positives, seed, selection, documents, fingerprint, world):
         start, initial = 0, None
         if self.checkpoint_dir is not None:
             start, initial = _checkpoint.resume(
-                net, self.checkpoint_dir, self._fingerprint(documents), selection,
+                net, self.checkpoint_dir, fingerprint, selection,
                 self.max_epochs,
             )
         if selection is not None and start == 0:
@@ -150,7 +154,7 @@ class BaseContrastiveEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         initial = selection.initial_score if selection is not None else initial
         if self.max_epochs > start:
             batches = EpochBatches(positives, self.batch_size, seed, content_keys(documents),
-                                   *rank_and_world())
+                                   *world)
             net.partial_fit(batches, epochs=self.max_epochs - start)
         completed = sum("train_loss" in row for row in net.history)
         del net.history[completed:]  # the row of an interrupted epoch
