@@ -3,8 +3,13 @@ import pytest
 import torch
 
 from sklearn_shufdiv.embedders import load_encoder, nt_xent_loss
-from sklearn_shufdiv.embedders._batching import padded_chunks, tokenize
+from sklearn_shufdiv.embedders._batching import padded_groups, tokenize
 from sklearn_shufdiv.embedders._gradcache import cached_backward
+
+
+def padded_chunks(token_ids, size, pad_token_id, device):
+    """As few length-sorted mini-batches of at most ``size`` views as possible."""
+    return padded_groups(token_ids, size, pad_token_id, device, overhead_tokens=10**9)
 
 
 @pytest.fixture(scope="module")

@@ -29,22 +29,13 @@ def _lengths(token_ids):
     return np.fromiter((len(ids) for ids in token_ids), dtype=np.int64, count=len(token_ids))
 
 
-def length_sorted_chunks(token_ids, chunk_size):
-    """Indices of ``token_ids`` sorted by decreasing length, cut into chunks of ``chunk_size``.
-
-    The longest chunk comes first, so an out-of-memory error shows on the first step.
-    """
-    order = np.argsort(-_lengths(token_ids), kind="stable")
-    return [order[start:start + chunk_size] for start in range(0, len(order), chunk_size)]
-
-
 def length_groups(token_ids, max_size, overhead_tokens):
     """Indices of ``token_ids`` sorted by decreasing length, cut into groups of similar length.
 
     The cuts minimise the padded size of all groups (each padded to its longest member)
     plus ``overhead_tokens`` per group, with at most ``max_size`` texts a group: an exact
-    dynamic programme over the sorted lengths. With ``overhead_tokens`` large this is
-    :func:`length_sorted_chunks`; with 0, every distinct length gets its own group.
+    dynamic programme over the sorted lengths. With ``overhead_tokens`` large this makes as
+    few groups as ``max_size`` allows; with 0, every distinct length gets its own group.
     """
     lengths = _lengths(token_ids)
     order = np.argsort(-lengths, kind="stable")
@@ -84,8 +75,11 @@ def _padded(token_ids, chunks, pad_token_id, device):
     return batches, order
 
 
-def padded_chunks(token_ids, chunk_size, pad_token_id, device):
-    """Length-sorted, dynamically padded mini-batches.
+def padded_groups(token_ids, max_size, pad_token_id, device, overhead_tokens=None):
+    """Length-sorted, dynamically padded mini-batches, cut by :func:`length_groups`: at most
+    ``max_size`` texts a mini-batch, and a new one where the length drops enough to pay for
+    it. ``overhead_tokens`` defaults to the value for ``device``'s type in
+    ``GROUP_OVERHEAD_TOKENS``.
 
     Returns
     -------
@@ -93,17 +87,6 @@ def padded_chunks(token_ids, chunk_size, pad_token_id, device):
     order : numpy.ndarray
         ``order[k]`` is the position in ``token_ids`` of the k-th row of the concatenated
         batches, so ``np.argsort(order)`` puts outputs back in input order.
-    """
-    return _padded(token_ids, length_sorted_chunks(token_ids, chunk_size), pad_token_id,
-                   device)
-
-
-def padded_groups(token_ids, max_size, pad_token_id, device, overhead_tokens=None):
-    """Like :func:`padded_chunks`, but cut by :func:`length_groups`: at most ``max_size`` texts
-    a mini-batch, and new mini-batches where the length drops enough to pay for one.
-
-    ``overhead_tokens`` defaults to the value for ``device``'s type in
-    ``GROUP_OVERHEAD_TOKENS``.
     """
     if overhead_tokens is None:
         overhead_tokens = GROUP_OVERHEAD_TOKENS.get(torch.device(device).type, 8192)

@@ -54,7 +54,7 @@ def cached_backward(encoder, batches, order, loss_fn, amp_dtype=None, keep=None)
     encoder : torch.nn.Module
         Maps ``(input_ids, attention_mask)`` to embeddings.
     batches : list of (input_ids, attention_mask)
-        The views, in mini-batches (as made by ``padded_chunks``), largest first.
+        The views, in mini-batches (as made by ``padded_groups``), largest first.
     order : array-like of int
         ``order[k]``: the position, in the loss's view order, of the k-th embedded row.
     loss_fn : callable
