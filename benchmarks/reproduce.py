@@ -80,6 +80,9 @@ def parse_args(argv=None):
     parser.add_argument("--out", default=str(Path(__file__).parent / "results"))
     parser.add_argument("--tag", default="", help="suffix of the output file names")
     parser.add_argument("--no-plots", action="store_true")
+    parser.add_argument("--resume", action="store_true",
+                        help="keep the runs already in <stem>.json (same settings) and do "
+                             "only the missing ones; every finished run is saved at once")
     args = parser.parse_args(argv)
     if args.quick:
         args.n_docs, args.seeds = args.n_docs or 600, 1
@@ -140,16 +143,53 @@ def run_embedder(Embedder, args, docs, y, k, seed):
     return row, space
 
 
-def run(args):
+SETTINGS = ("corpus", "model", "n_docs", "max_epochs", "max_length", "batch_size",
+            "mini_batch_size", "learning_rate", "temperature", "device")
+
+
+def previous_runs(args, stem):
+    """The runs of an earlier, interrupted call with the same settings (``--resume``)."""
+    path = Path(f"{stem}.json")
+    if not args.resume or not path.exists():
+        return {}
+    saved = json.loads(path.read_text())
+    changed = [k for k in SETTINGS if saved["args"].get(k) != getattr(args, k)]
+    if changed:
+        raise SystemExit(f"--resume: {path} was run with other settings ({', '.join(changed)})")
+    return saved["results"]
+
+
+def save(args, stem, docs, results, device):
+    path = Path(f"{stem}.json")
+    tmp = path.with_suffix(".json.tmp")
+    tmp.write_text(json.dumps({"args": vars(args), "device": device,
+                               "n_documents": len(docs), "results": results}, indent=1))
+    tmp.replace(path)
+
+
+def space_cache(stem, method):
+    """Seed 0's embeddings, kept beside the results so a resumed run can still plot them."""
+    return Path(f"{stem}_{method}_seed0.npy")
+
+
+def run(args, stem, device):
     docs, y, names = load(args)
     k = len(names)
     print(f"{args.corpus}: {len(docs)} documents, {k} classes; model {args.model}")
     methods = args.methods.split(",")
+    done = previous_runs(args, stem)
     results = {m: [] for m in methods}
     spaces = {}
     fixed = {}  # seed-independent representations, computed once
     for seed in range(args.seeds):
         for method in methods:
+            old = [r for r in done.get(method, []) if r["seed"] == seed]
+            if old:
+                results[method].append(old[0])
+                if seed == 0 and method not in ("tfidf", "lsa"):
+                    cache = space_cache(stem, method)
+                    spaces[method] = np.load(cache) if cache.exists() else None
+                continue
             start = time.perf_counter()
             if method in ("tfidf", "lsa", "frozen"):
                 if method not in fixed:
@@ -163,8 +203,11 @@ def run(args):
                 row, space = run_embedder(Embedder, args, docs, y, k, seed)
             row["seed"] = seed
             results[method].append(row)
+            save(args, stem, docs, results, device)
             if seed == 0:
                 spaces[method] = space
+                if method not in ("tfidf", "lsa"):
+                    np.save(space_cache(stem, method), np.asarray(space))
             print(f"seed {seed} {method:15s} ACC {row['acc']:.4f} AMI {row['ami']:.4f} "
                   f"silhouette {row['silhouette']:.4f} ({row['seconds']:.0f} s)", flush=True)
     return docs, y, names, results, spaces
@@ -176,10 +219,12 @@ def fixed_space(method, args, docs):
                                      mini_batch_size=args.mini_batch_size, device=args.device,
                                      verbose=1).fit_transform(docs)
     tfidf = TfidfVectorizer(sublinear_tf=True, stop_words="english", min_df=2, max_df=0.5)
+    X = tfidf.fit_transform(docs)
     if method == "tfidf":
-        return tfidf.fit_transform(docs)
-    return make_pipeline(tfidf, TruncatedSVD(100, random_state=0), Normalizer()).fit_transform(
-        docs)
+        return X
+    # 100 components, as is usual for LSA; fewer on a corpus too small for them.
+    svd = TruncatedSVD(min(100, X.shape[1] - 1, X.shape[0] - 1), random_state=0)
+    return make_pipeline(svd, Normalizer()).fit_transform(X)
 
 
 def summarise(args, results):
@@ -221,7 +266,8 @@ def plot(args, y, names, results, spaces, stem):
             ax.legend()
         fig.tight_layout()
         fig.savefig(f"{stem}_epochs.png", dpi=110)
-    pairs = [m for m in ("frozen", "shuffle-divide", "tfidf-positive") if m in spaces]
+    pairs = [m for m in ("frozen", "shuffle-divide", "tfidf-positive")
+             if spaces.get(m) is not None]
     if pairs:
         fig, axes = plt.subplots(1, len(pairs), figsize=(4.5 * len(pairs), 4.2), squeeze=False)
         for ax, method in zip(axes[0], pairs):
@@ -238,23 +284,22 @@ def plot(args, y, names, results, spaces, stem):
 def main(argv=None):
     args = parse_args(argv)
     start = time.perf_counter()
-    docs, y, names, results, spaces = run(args)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     stem = out / f"{args.corpus}{'_quick' if args.quick else ''}{args.tag}"
-    table = summarise(args, results)
     device = ("cuda: " + torch.cuda.get_device_name()) if torch.cuda.is_available() and \
         args.device != "cpu" else f"cpu: {platform.processor() or platform.machine()}, " \
         f"{torch.get_num_threads()} threads"
+    docs, y, names, results, spaces = run(args, stem, device)
+    table = summarise(args, results)
     header = (f"{args.corpus}: {len(docs)} documents, {len(names)} classes, "
               f"{args.seeds} seed(s); model {Path(args.model).name}; max_length "
               f"{args.max_length}, batch {args.batch_size}, {args.max_epochs} epoch(s), "
               f"lr {args.learning_rate}; {device}; "
-              f"{(time.perf_counter() - start) / 60:.1f} min in all")
+              f"{sum(r['seconds'] for rows in results.values() for r in rows) / 60:.1f} "
+              f"min of runs ({(time.perf_counter() - start) / 60:.1f} min this call)")
     Path(f"{stem}.md").write_text(header + "\n\n" + table + "\n")
-    Path(f"{stem}.json").write_text(json.dumps(
-        {"args": vars(args), "device": device, "n_documents": len(docs), "results": results},
-        indent=1))
+    save(args, stem, docs, results, device)
     if not args.no_plots:
         plot(args, y, names, results, spaces, str(stem))
     print(header)

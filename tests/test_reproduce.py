@@ -1,0 +1,88 @@
+"""The reproduction benchmark (``benchmarks/reproduce.py``) runs end to end and resumes.
+
+It runs on a BBC-format archive built here from the test corpus and on the tiny local
+BERT, so that the script cannot rot between the (long) real runs.
+"""
+
+import importlib.util
+import json
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+from conftest import TOPICS, make_corpus
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def reproduce():
+    spec = importlib.util.spec_from_file_location("reproduce",
+                                                  ROOT / "benchmarks" / "reproduce.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def bbc_home(tmp_path_factory):
+    """A data home with a ``bbc-fulltext.zip`` of the test corpus (4 topics)."""
+    docs, labels = make_corpus(n_per_topic=8, seed=3)
+    home = tmp_path_factory.mktemp("home")
+    names = list(TOPICS)
+    with zipfile.ZipFile(home / "bbc-fulltext.zip", "w") as archive:
+        for i, (doc, label) in enumerate(zip(docs, labels)):
+            archive.writestr(f"bbc/{names[label]}/{i:03d}.txt", f"Title {i}\n\n{doc}\n")
+    return home
+
+
+def _argv(home, model, out, seeds, methods="tfidf,lsa,frozen,shuffle-divide", *extra):
+    return ["--corpus", "bbc", "--data-home", str(home), "--model", str(model),
+            "--out", str(out), "--seeds", str(seeds), "--methods", methods,
+            "--max-epochs", "1", "--max-length", "32", "--batch-size", "8",
+            "--mini-batch-size", "8", "--resume", *extra]
+
+
+def test_reproduce_writes_results_and_resumes(reproduce, bbc_home, tiny_bert_path, tmp_path):
+    reproduce.main(_argv(bbc_home, tiny_bert_path, tmp_path, 2, "tfidf,lsa,frozen,shuffle-divide",
+                         "--no-plots"))
+    first = json.loads((tmp_path / "bbc.json").read_text())
+    assert first["n_documents"] == 32
+    results = first["results"]
+    assert list(results) == ["tfidf", "lsa", "frozen", "shuffle-divide"]
+    for rows in results.values():
+        assert [r["seed"] for r in rows] == [0, 1]
+        for r in rows:
+            assert 0 <= r["acc"] <= 1 and -1 <= r["silhouette"] <= 1
+    tuned = results["shuffle-divide"][0]
+    assert [e["epoch"] for e in tuned["epochs"]] == [0, 1]  # epoch 0 (untuned) is a row
+    assert tuned["best_epoch"] in (0, 1)
+    table = (tmp_path / "bbc.md").read_text()
+    assert "| shuffle-divide |" in table and "1 epoch(s)" in table
+
+    # A third seed: the first two runs are kept as they are, only seed 2 runs.
+    reproduce.main(_argv(bbc_home, tiny_bert_path, tmp_path, 3, "tfidf,lsa,frozen,shuffle-divide"))
+    second = json.loads((tmp_path / "bbc.json").read_text())["results"]
+    for method, rows in second.items():
+        assert rows[:2] == results[method]
+        assert rows[2]["seed"] == 2
+    # The plots use seed 0's embeddings, read back from the cache of the first call.
+    assert (tmp_path / "bbc_shuffle-divide_seed0.npy").exists()
+    assert (tmp_path / "bbc_epochs.png").stat().st_size > 0
+    assert (tmp_path / "bbc_tsne.png").stat().st_size > 0
+
+
+def test_reproduce_resume_refuses_other_settings(reproduce, bbc_home, tiny_bert_path,
+                                                 tmp_path):
+    reproduce.main(_argv(bbc_home, tiny_bert_path, tmp_path, 1, "tfidf", "--no-plots"))
+    with pytest.raises(SystemExit, match="max_length"):
+        reproduce.main(_argv(bbc_home, tiny_bert_path, tmp_path, 1, "tfidf", "--no-plots",
+                             "--max-length", "16"))
+
+
+def test_reproduce_lsa_on_a_small_corpus(reproduce):
+    docs, _ = make_corpus(n_per_topic=3)
+    space = reproduce.fixed_space("lsa", None, docs)
+    assert space.shape[0] == len(docs) and space.shape[1] < 100
+    np.testing.assert_allclose(np.linalg.norm(space, axis=1), 1, rtol=1e-6)
