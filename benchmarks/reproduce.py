@@ -177,18 +177,19 @@ def run(args, stem, device):
     k = len(names)
     print(f"{args.corpus}: {len(docs)} documents, {k} classes; model {args.model}")
     methods = args.methods.split(",")
-    done = previous_runs(args, stem)
-    results = {m: [] for m in methods}
+    # Runs saved by an earlier call are kept, also those of other methods or seeds.
+    results = previous_runs(args, stem)
+    for method in methods:
+        results.setdefault(method, [])
     spaces = {}
+    for method, rows in results.items():
+        cache = space_cache(stem, method)
+        if any(r["seed"] == 0 for r in rows) and cache.exists():
+            spaces[method] = np.load(cache)
     fixed = {}  # seed-independent representations, computed once
     for seed in range(args.seeds):
         for method in methods:
-            old = [r for r in done.get(method, []) if r["seed"] == seed]
-            if old:
-                results[method].append(old[0])
-                if seed == 0 and method not in ("tfidf", "lsa"):
-                    cache = space_cache(stem, method)
-                    spaces[method] = np.load(cache) if cache.exists() else None
+            if any(r["seed"] == seed for r in results[method]):
                 continue
             start = time.perf_counter()
             if method in ("tfidf", "lsa", "frozen"):
@@ -202,7 +203,7 @@ def run(args, stem, device):
                             "shuffle-divide": ShuffleDivideEmbedder}[method]
                 row, space = run_embedder(Embedder, args, docs, y, k, seed)
             row["seed"] = seed
-            results[method].append(row)
+            results[method] = sorted([*results[method], row], key=lambda r: r["seed"])
             save(args, stem, docs, results, device)
             if seed == 0:
                 spaces[method] = space
@@ -228,17 +229,20 @@ def fixed_space(method, args, docs):
 
 
 def summarise(args, results):
-    lines = ["| method | ACC | AMI | silhouette | epoch | seconds |",
-             "|---|---|---|---|---|---|"]
+    lines = ["| method | seeds | ACC | AMI | silhouette | epoch | seconds |",
+             "|---|---|---|---|---|---|---|"]
+
     def stat(rows, key):
         values = np.array([r[key] for r in rows])
         return f"{values.mean():.4f} ± {values.std():.4f}"
 
     for method, rows in results.items():
+        if not rows:
+            continue
         tuned = "best_epoch" in rows[0]
         epochs = ",".join(str(r["best_epoch"]) for r in rows) if tuned else "-"
         seconds = np.mean([r["seconds"] for r in rows])
-        lines.append(f"| {method} | {stat(rows, 'acc')} | {stat(rows, 'ami')} | "
+        lines.append(f"| {method} | {len(rows)} | {stat(rows, 'acc')} | {stat(rows, 'ami')} | "
                      f"{stat(rows, 'silhouette')} | "
                      f"{epochs} | {seconds:.0f} |")
     return "\n".join(lines)
@@ -251,7 +255,7 @@ def plot(args, y, names, results, spaces, stem):
     import matplotlib.pyplot as plt
     from sklearn.manifold import TSNE
 
-    tuned = [m for m in results if "epochs" in results[m][0]]
+    tuned = [m for m in results if results[m] and "epochs" in results[m][0]]
     if tuned:
         fig, axes = plt.subplots(1, len(tuned), figsize=(5 * len(tuned), 3.6), squeeze=False)
         for ax, method in zip(axes[0], tuned):
@@ -281,6 +285,11 @@ def plot(args, y, names, results, spaces, stem):
         fig.savefig(f"{stem}_tsne.png", dpi=110)
 
 
+def model_name(model):
+    path = Path(model)
+    return "/".join(path.parts[-2:]) if path.exists() else model
+
+
 def main(argv=None):
     args = parse_args(argv)
     start = time.perf_counter()
@@ -293,7 +302,7 @@ def main(argv=None):
     docs, y, names, results, spaces = run(args, stem, device)
     table = summarise(args, results)
     header = (f"{args.corpus}: {len(docs)} documents, {len(names)} classes, "
-              f"{args.seeds} seed(s); model {Path(args.model).name}; max_length "
+              f"model {model_name(args.model)}; max_length "
               f"{args.max_length}, batch {args.batch_size}, {args.max_epochs} epoch(s), "
               f"lr {args.learning_rate}; {device}; "
               f"{sum(r['seconds'] for rows in results.values() for r in rows) / 60:.1f} "

@@ -59,7 +59,7 @@ def test_reproduce_writes_results_and_resumes(reproduce, bbc_home, tiny_bert_pat
     assert [e["epoch"] for e in tuned["epochs"]] == [0, 1]  # epoch 0 (untuned) is a row
     assert tuned["best_epoch"] in (0, 1)
     table = (tmp_path / "bbc.md").read_text()
-    assert "| shuffle-divide |" in table and "1 epoch(s)" in table
+    assert "| shuffle-divide | 2 |" in table and "1 epoch(s)" in table
 
     # A third seed: the first two runs are kept as they are, only seed 2 runs.
     reproduce.main(_argv(bbc_home, tiny_bert_path, tmp_path, 3, "tfidf,lsa,frozen,shuffle-divide"))
@@ -71,6 +71,14 @@ def test_reproduce_writes_results_and_resumes(reproduce, bbc_home, tiny_bert_pat
     assert (tmp_path / "bbc_shuffle-divide_seed0.npy").exists()
     assert (tmp_path / "bbc_epochs.png").stat().st_size > 0
     assert (tmp_path / "bbc_tsne.png").stat().st_size > 0
+
+    # Another method on one seed: every earlier run is kept, whatever its method or seed.
+    reproduce.main(_argv(bbc_home, tiny_bert_path, tmp_path, 1, "tfidf-positive", "--no-plots"))
+    third = json.loads((tmp_path / "bbc.json").read_text())["results"]
+    assert {m: rows for m, rows in third.items() if m != "tfidf-positive"} == second
+    assert [r["seed"] for r in third["tfidf-positive"]] == [0]
+    table = (tmp_path / "bbc.md").read_text()
+    assert "| shuffle-divide | 3 |" in table and "| tfidf-positive | 1 |" in table
 
 
 def test_reproduce_resume_refuses_other_settings(reproduce, bbc_home, tiny_bert_path,
