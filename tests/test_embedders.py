@@ -162,6 +162,34 @@ def test_selection_by_silhouette(tiny_bert_path, corpus):
     assert selection.silhouette(embedder.net_) == pytest.approx(max(scores), abs=1e-5)
 
 
+@pytest.mark.parametrize("normalize", [True, False])
+@pytest.mark.parametrize("sample_size, reused", [(None, True), (30, False)])
+def test_fit_transform_reuses_the_selection_embeddings(tiny_bert_path, corpus, monkeypatch,
+                                                       normalize, sample_size, reused):
+    """When the selection embedded the whole corpus, fit_transform does not embed it again,
+    and returns what fit(X).transform(X) would."""
+    docs, _ = corpus
+    params = {**SMALL, "n_clusters": 4, "selection_sample_size": sample_size,
+              "normalize": normalize}
+    calls = []
+    embed = _training.ContrastiveNet.embed
+
+    def spy(net, texts, *args, **kwargs):
+        calls.append(len(texts))
+        return embed(net, texts, *args, **kwargs)
+
+    monkeypatch.setattr(_training.ContrastiveNet, "embed", spy)
+    embedder = ShuffleDivideEmbedder(tiny_bert_path, **params)
+    embeddings = embedder.fit_transform(docs)
+    # One selection pass per candidate epoch (0, 1, 2), and a transform unless reused.
+    assert calls == [sample_size or len(docs)] * 3 + ([] if reused else [len(docs)])
+    np.testing.assert_allclose(embeddings, embedder.transform(docs), rtol=1e-6, atol=1e-7)
+    refit = ShuffleDivideEmbedder(tiny_bert_path, **params).fit(docs)
+    np.testing.assert_allclose(embeddings, refit.transform(docs), rtol=1e-6, atol=1e-7)
+    norms = np.linalg.norm(embeddings, axis=1)
+    assert np.allclose(norms, 1, rtol=1e-5) == normalize
+
+
 def test_save_pretrained_round_trip(fitted, corpus, tmp_path):
     docs, _ = corpus
     fitted.save_pretrained(tmp_path / "tuned")

@@ -76,6 +76,37 @@ class BaseContrastiveEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         self : object
             The fitted embedder.
         """
+        self._fit(X)
+        return self
+
+    def fit_transform(self, X, y=None):
+        """Fine-tune the encoder on ``X``, then embed ``X``.
+
+        Equal to ``fit(X).transform(X)``. When the epoch selection embedded the whole
+        corpus (``n_clusters`` set and ``selection_sample_size`` at least the number of
+        documents), its embeddings by the selected weights are returned instead of
+        embedding the corpus once more.
+
+        Parameters
+        ----------
+        X : list, tuple, 1-D array or pandas Series of str
+            The corpus.
+        y : None
+            Ignored; present for API consistency.
+
+        Returns
+        -------
+        embeddings : ndarray of shape (n_documents, dim), float32
+            As :meth:`transform` returns them.
+        """
+        embeddings = self._fit(X)
+        if embeddings is None:
+            return self.transform(X)
+        return self._postprocess(embeddings)
+
+    def _fit(self, X):
+        """Fit; return the corpus' embeddings by the selected weights if the selection
+        kept them, else None."""
         validate_params(self.get_params(deep=False), self._parameter_constraints,
                         type(self).__name__)
         documents = check_documents(X)
@@ -105,7 +136,8 @@ class BaseContrastiveEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
             size = self.selection_sample_size or len(documents)
             self.selection_indices_ = np.sort(rng.permutation(len(documents))[:size])
             selection = SilhouetteSelection(
-                [documents[i] for i in self.selection_indices_], self.n_clusters, seed)
+                [documents[i] for i in self.selection_indices_], self.n_clusters, seed,
+                keep_embeddings=size >= len(documents))
         # Hashing the corpus is done once, for the checkpoints' compatibility check.
         fingerprint = (self._fingerprint(documents) if self.checkpoint_dir is not None
                        else None)
@@ -123,11 +155,11 @@ class BaseContrastiveEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         with torch.random.fork_rng(devices=cuda):
             torch.manual_seed(seed)
             net.initialize()
-            self._train(net, positives, seed, selection, documents, fingerprint,
-                        (rank, world_size))
+            embeddings = self._train(net, positives, seed, selection, documents, fingerprint,
+                                     (rank, world_size))
         self.net_ = net
         self._n_features_out = encoder.dim
-        return self
+        return embeddings
 
     def _callbacks(self, selection, fingerprint, rank, world_size):
         callbacks = [("views", SetEpochViews())]
@@ -168,15 +200,18 @@ class BaseContrastiveEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
              "silhouette": row.get("silhouette"), "duration": float(row["dur"])}
             for row in net.history
         ]
+        embeddings = None
         if selection is not None:
             selection.restore_best(net)
             self.best_epoch_ = selection.best_epoch
             self.selection_labels_ = np.vstack(
                 [selection.labels[row["epoch"]] for row in self.history_])
+            embeddings = selection.best_embeddings
             selection.release()
         else:
             self.best_epoch_ = completed
         net.optimizer_.state.clear()  # the optimizer state lives on in the checkpoints
+        return embeddings
 
     def _on_positives(self, positives):
         """Hook: expose what the positive-pair strategy found as fitted attributes."""
@@ -217,7 +252,9 @@ class BaseContrastiveEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         """
         check_is_fitted(self)
         documents = check_documents(X)
-        embeddings = self.net_.embed(documents, verbose=self.verbose)
+        return self._postprocess(self.net_.embed(documents, verbose=self.verbose))
+
+    def _postprocess(self, embeddings):
         if self.normalize:
             norms = np.linalg.norm(embeddings, axis=1, keepdims=True)
             embeddings /= np.maximum(norms, np.finfo(np.float32).tiny)

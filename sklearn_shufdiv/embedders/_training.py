@@ -172,16 +172,20 @@ class SilhouetteSelection(Callback):
 
     The untuned encoder is scored too (:meth:`score_initial`), so the selection can decide
     that fine-tuning did not help. The weights of the best epoch are kept (on the CPU) and
-    loaded back when training ends.
+    loaded back when training ends. With ``keep_embeddings=True`` the sample's (raw)
+    embeddings by the best weights are kept too, as ``best_embeddings``: when the sample is
+    the whole corpus, ``fit_transform`` returns them instead of embedding it once more.
     """
 
-    def __init__(self, texts, n_clusters, seed):
+    def __init__(self, texts, n_clusters, seed, keep_embeddings=False):
         self.texts = texts
         self.n_clusters = n_clusters
         self.seed = seed
+        self.keep_embeddings = keep_embeddings
         self.best_epoch = None
         self.best_score = -np.inf
         self.best_state = None
+        self.best_embeddings = self._embeddings = None
         self.initial_score = None
         self.labels = {}  # epoch -> cluster labels of the sample
 
@@ -191,15 +195,18 @@ class SilhouetteSelection(Callback):
 
         from ..cluster import SphericalKMeans
 
-        embeddings = net.embed(self.texts)
-        embeddings /= np.maximum(np.linalg.norm(embeddings, axis=1, keepdims=True), 1e-12)
+        self._embeddings = net.embed(self.texts)
+        embeddings = self._embeddings / np.maximum(
+            np.linalg.norm(self._embeddings, axis=1, keepdims=True), 1e-12)
         labels = SphericalKMeans(self.n_clusters, random_state=self.seed).fit_predict(embeddings)
         if len(np.unique(labels)) < 2:
             return labels, -1.0
         return labels, float(silhouette_score(embeddings, labels, metric="cosine"))
 
     def silhouette(self, net):
-        return self.cluster(net)[1]
+        score = self.cluster(net)[1]
+        self._embeddings = None
+        return score
 
     def _consider(self, net, epoch, score):
         if score > self.best_score:
@@ -208,6 +215,8 @@ class SilhouetteSelection(Callback):
                 name: value.detach().to("cpu", copy=True)
                 for name, value in net.module_.state_dict().items()
             }
+            self.best_embeddings = self._embeddings if self.keep_embeddings else None
+        self._embeddings = None
 
     def score_initial(self, net):
         self.labels[0], self.initial_score = self.cluster(net)
@@ -223,8 +232,8 @@ class SilhouetteSelection(Callback):
         net.module_.load_state_dict(self.best_state)
 
     def release(self):
-        """Drop what only training needs (the texts, the copy of the best weights)."""
-        self.texts = self.best_state = None
+        """Drop what only training needs (the texts, the best weights and embeddings)."""
+        self.texts = self.best_state = self.best_embeddings = None
 
     def state_dict(self):
         return {"best_epoch": self.best_epoch, "best_score": float(self.best_score),
