@@ -127,8 +127,8 @@ def embedder_params(args, k, seed):
 
 def run_embedder(Embedder, args, docs, y, k, seed):
     start = time.perf_counter()
-    embedder = Embedder(**embedder_params(args, k, seed)).fit(docs)
-    space = embedder.transform(docs)
+    embedder = Embedder(**embedder_params(args, k, seed))
+    space = embedder.fit_transform(docs)  # the selection's embeddings of the corpus
     labels = cluster(space, k, seed)
     row = scores(y, labels, space)
     sample_y = y[embedder.selection_indices_]
