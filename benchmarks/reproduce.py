@@ -74,6 +74,9 @@ def parse_args(argv=None):
     parser.add_argument("--temperature", type=float, default=None,
                         help="NT-Xent temperature (default: the estimators' default)")
     parser.add_argument("--methods", default="tfidf,lsa,frozen,tfidf-positive,shuffle-divide")
+    parser.add_argument("--n-init", type=int, default=10,
+                        help="k-means runs per clustering, the one of best objective kept "
+                             "(no labels): one run can land in a poor local optimum")
     parser.add_argument("--device", default="auto")
     parser.add_argument("--quick", action="store_true",
                         help="600 documents, one seed: a few minutes on 2 CPU cores")
@@ -110,8 +113,8 @@ def scores(y, labels, space):
     }
 
 
-def cluster(space, k, seed):
-    return SphericalKMeans(k, random_state=seed).fit_predict(space)
+def cluster(space, k, seed, n_init):
+    return SphericalKMeans(k, n_init=n_init, random_state=seed).fit_predict(space)
 
 
 def embedder_params(args, k, seed):
@@ -129,7 +132,7 @@ def run_embedder(Embedder, args, docs, y, k, seed):
     start = time.perf_counter()
     embedder = Embedder(**embedder_params(args, k, seed))
     space = embedder.fit_transform(docs)  # the selection's embeddings of the corpus
-    labels = cluster(space, k, seed)
+    labels = cluster(space, k, seed, args.n_init)
     row = scores(y, labels, space)
     sample_y = y[embedder.selection_indices_]
     row["epochs"] = [
@@ -144,7 +147,8 @@ def run_embedder(Embedder, args, docs, y, k, seed):
 
 
 SETTINGS = ("corpus", "model", "n_docs", "max_epochs", "max_length", "batch_size",
-            "mini_batch_size", "learning_rate", "temperature", "device")
+            "mini_batch_size", "learning_rate", "temperature", "n_init", "device")
+DEFAULTS = {"n_init": 1}  # of settings that results saved before they existed were run with
 
 
 def previous_runs(args, stem):
@@ -153,7 +157,7 @@ def previous_runs(args, stem):
     if not args.resume or not path.exists():
         return {}
     saved = json.loads(path.read_text())
-    changed = [k for k in SETTINGS if saved["args"].get(k) != getattr(args, k)]
+    changed = [k for k in SETTINGS if saved["args"].get(k, DEFAULTS.get(k)) != getattr(args, k)]
     if changed:
         raise SystemExit(f"--resume: {path} was run with other settings ({', '.join(changed)})")
     return saved["results"]
@@ -167,9 +171,10 @@ def save(args, stem, docs, results, device):
     tmp.replace(path)
 
 
-def space_cache(stem, method):
-    """Seed 0's embeddings, kept beside the results so a resumed run can still plot them."""
-    return Path(f"{stem}_{method}_seed0.npy")
+def space_cache(stem, method, seed=0):
+    """A run's embeddings, kept beside the results (not in git): a resumed call plots seed
+    0's, and any run can be clustered again without fine-tuning again."""
+    return Path(f"{stem}_{method}_seed{seed}.npy")
 
 
 def run(args, stem, device):
@@ -196,7 +201,7 @@ def run(args, stem, device):
                 if method not in fixed:
                     fixed[method] = fixed_space(method, args, docs)
                 space = fixed[method]
-                labels = cluster(space, k, seed)
+                labels = cluster(space, k, seed, args.n_init)
                 row = {**scores(y, labels, space), "seconds": time.perf_counter() - start}
             else:
                 Embedder = {"tfidf-positive": TfidfPositiveEmbedder,
@@ -205,10 +210,10 @@ def run(args, stem, device):
             row["seed"] = seed
             results[method] = sorted([*results[method], row], key=lambda r: r["seed"])
             save(args, stem, docs, results, device)
+            if method not in ("tfidf", "lsa") and (seed == 0 or method != "frozen"):
+                np.save(space_cache(stem, method, seed), np.asarray(space))
             if seed == 0:
                 spaces[method] = space
-                if method not in ("tfidf", "lsa"):
-                    np.save(space_cache(stem, method), np.asarray(space))
             print(f"seed {seed} {method:15s} ACC {row['acc']:.4f} AMI {row['ami']:.4f} "
                   f"silhouette {row['silhouette']:.4f} ({row['seconds']:.0f} s)", flush=True)
     return docs, y, names, results, spaces
@@ -304,7 +309,7 @@ def main(argv=None):
     header = (f"{args.corpus}: {len(docs)} documents, {len(names)} classes, "
               f"model {model_name(args.model)}; max_length "
               f"{args.max_length}, batch {args.batch_size}, {args.max_epochs} epoch(s), "
-              f"lr {args.learning_rate}; {device}; "
+              f"lr {args.learning_rate}; k-means best of {args.n_init} run(s); {device}; "
               f"{sum(r['seconds'] for rows in results.values() for r in rows) / 60:.1f} "
               f"min of runs ({(time.perf_counter() - start) / 60:.1f} min this call)")
     Path(f"{stem}.md").write_text(header + "\n\n" + table + "\n")
