@@ -264,15 +264,20 @@ def plot(args, y, names, results, spaces, stem):
     if tuned:
         fig, axes = plt.subplots(1, len(tuned), figsize=(5 * len(tuned), 3.6), squeeze=False)
         for ax, method in zip(axes[0], tuned):
+            # Each on its own scale: the silhouette moves by hundredths, ACC by thousandths.
+            right = ax.twinx()
             for row in results[method]:
                 epochs = [e["epoch"] for e in row["epochs"]]
                 ax.plot(epochs, [e["silhouette"] for e in row["epochs"]], "o-", color="C0",
-                        alpha=0.6, label="silhouette" if row["seed"] == 0 else None)
-                ax.plot(epochs, [e["acc"] for e in row["epochs"]], "s--", color="C1",
-                        alpha=0.6, label="ACC" if row["seed"] == 0 else None)
+                        alpha=0.6)
+                right.plot(epochs, [e["acc"] for e in row["epochs"]], "s--", color="C1",
+                           alpha=0.6)
                 ax.axvline(row["best_epoch"], color="grey", lw=0.8, alpha=0.5)
-            ax.set(title=f"{args.corpus}: {method}", xlabel="epoch (0 = untuned)")
-            ax.legend()
+            ax.set_xticks(range(args.max_epochs + 1))
+            ax.set(title=f"{args.corpus}: {method} ({len(results[method])} seeds; grey: "
+                         "chosen epoch)", xlabel="epoch (0 = untuned)")
+            ax.set_ylabel("cosine silhouette (o)", color="C0")
+            right.set_ylabel("ACC (s)", color="C1")
         fig.tight_layout()
         fig.savefig(f"{stem}_epochs.png", dpi=110)
     pairs = [m for m in ("frozen", "shuffle-divide", "tfidf-positive")
