@@ -13,7 +13,9 @@ Examples::
 
     SCIKIT_LEARN_DATA=../shared/data/scikit_learn_data python benchmarks/reproduce.py \
         --corpus bbc --quick
-    python benchmarks/reproduce.py --corpus bbc --seeds 5
+    python benchmarks/reproduce.py --corpus bbc --seeds 5   # ~45 min per fine-tuned method, 2 cores
+    python benchmarks/reproduce.py --corpus 20news --n-docs 2000 --seeds 1
+    python benchmarks/reproduce.py --corpus bbc --max-length 512 --max-epochs 3 --device cuda
 """
 
 import argparse
@@ -66,8 +68,11 @@ def parse_args(argv=None):
                         or str(DEFAULT_DATA_HOME))
     parser.add_argument("--n-docs", type=int, default=None,
                         help="stratified subsample of the corpus (default: all)")
-    parser.add_argument("--max-epochs", type=int, default=2)
-    parser.add_argument("--max-length", type=int, default=256)
+    # Defaults sized for a CPU: all of BBC, 5 seeds, ~45 minutes per fine-tuned method on 2
+    # cores. On a GPU raise both (the frozen encoder alone gains 1.7 ACC points on BBC from
+    # 128 to 512 tokens).
+    parser.add_argument("--max-epochs", type=int, default=1)
+    parser.add_argument("--max-length", type=int, default=128)
     parser.add_argument("--batch-size", type=int, default=64)
     parser.add_argument("--mini-batch-size", type=int, default=32)
     parser.add_argument("--learning-rate", type=float, default=3e-5)
