@@ -6,6 +6,7 @@ BERT, so that the script cannot rot between the (long) real runs.
 
 import importlib.util
 import json
+import sys
 import zipfile
 from pathlib import Path
 
@@ -44,7 +45,8 @@ def _argv(home, model, out, seeds, methods="tfidf,lsa,frozen,shuffle-divide", *e
             "--mini-batch-size", "8", "--resume", *extra]
 
 
-def test_reproduce_writes_results_and_resumes(reproduce, bbc_home, tiny_bert_path, tmp_path):
+def test_reproduce_writes_results_and_resumes(reproduce, bbc_home, tiny_bert_path, tmp_path,
+                                              monkeypatch, capsys):
     reproduce.main(_argv(bbc_home, tiny_bert_path, tmp_path, 2, "tfidf,lsa,frozen,shuffle-divide",
                          "--no-plots"))
     first = json.loads((tmp_path / "bbc.json").read_text())
@@ -79,6 +81,20 @@ def test_reproduce_writes_results_and_resumes(reproduce, bbc_home, tiny_bert_pat
     assert [r["seed"] for r in third["tfidf-positive"]] == [0]
     table = (tmp_path / "bbc.md").read_text()
     assert "| shuffle-divide | 3 |" in table and "| tfidf-positive | 1 |" in table
+
+    # recluster.py clusters each kept run's embeddings again, with nothing trained.
+    monkeypatch.syspath_prepend(str(ROOT / "benchmarks"))
+    monkeypatch.setitem(sys.modules, "reproduce", reproduce)
+    spec = importlib.util.spec_from_file_location("recluster",
+                                                  ROOT / "benchmarks" / "recluster.py")
+    recluster = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(recluster)
+    capsys.readouterr()
+    recluster.main([str(tmp_path / "bbc"), "--kmeans-seeds", "2", "--n-init", "2"])
+    rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| ")]
+    kept = [line.split(" | ")[:2] for line in rows[1:]]
+    assert kept == [["| frozen", "0"], ["| shuffle-divide", "0"], ["| shuffle-divide", "1"],
+                    ["| shuffle-divide", "2"], ["| tfidf-positive", "0"]]
 
 
 def test_reproduce_resume_refuses_other_settings(reproduce, bbc_home, tiny_bert_path,
