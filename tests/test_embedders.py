@@ -190,6 +190,25 @@ def test_fit_transform_reuses_the_selection_embeddings(tiny_bert_path, corpus, m
     assert np.allclose(norms, 1, rtol=1e-5) == normalize
 
 
+def test_selection_clusters_with_restarts(tiny_bert_path, corpus, monkeypatch):
+    """Each epoch is scored on the best of several k-means runs, not on one that may
+    have landed in a poor local optimum."""
+    import sklearn_shufdiv.cluster
+
+    made = []
+
+    class Spy(sklearn_shufdiv.cluster.SphericalKMeans):
+        def fit(self, X, y=None, sample_weight=None):
+            made.append(self.n_init)
+            return super().fit(X, y, sample_weight)
+
+    monkeypatch.setattr(sklearn_shufdiv.cluster, "SphericalKMeans", Spy)
+    docs, _ = corpus
+    embedder = ShuffleDivideEmbedder(tiny_bert_path, **{**SMALL, "n_clusters": 4})
+    embedder.fit(docs)
+    assert made == [_training.SELECTION_N_INIT] * 3 and _training.SELECTION_N_INIT > 1
+
+
 def test_save_pretrained_round_trip(fitted, corpus, tmp_path):
     docs, _ = corpus
     fitted.save_pretrained(tmp_path / "tuned")

@@ -44,7 +44,8 @@ class ShuffleDivideEmbedder(BaseContrastiveEmbedder):
     n_clusters : int, default=None
         When set, each epoch (and the untuned encoder) is scored by the cosine silhouette
         of a :class:`~sklearn_shufdiv.cluster.SphericalKMeans` clustering into this many
-        clusters, and the best epoch's weights are kept. When None, the last epoch's are.
+        clusters (the best objective of 10 k-means runs), and the best epoch's weights are
+        kept. When None, the last epoch's are.
     selection_sample_size : int, default=5000
         Documents embedded to score an epoch (a fixed random sample); None for all.
     normalize : bool, default=True

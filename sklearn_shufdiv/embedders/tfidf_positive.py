@@ -39,7 +39,8 @@ class TfidfPositiveEmbedder(BaseContrastiveEmbedder):
         Training epochs; 0 keeps the encoder untuned.
     n_clusters : int, default=None
         When set, the epoch (0 = untuned) with the best cosine silhouette of a spherical
-        k-means clustering into this many clusters is kept; else the last epoch.
+        k-means clustering into this many clusters (the best objective of 10 k-means runs)
+        is kept; else the last epoch.
     selection_sample_size : int, default=5000
         Documents embedded to score an epoch (a fixed random sample); None for all.
     normalize : bool, default=True
