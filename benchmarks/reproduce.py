@@ -157,10 +157,13 @@ DEFAULTS = {"n_init": 1}  # of settings that results saved before they existed w
 
 
 def previous_runs(args, stem):
-    """The runs of an earlier, interrupted call with the same settings (``--resume``)."""
+    """The runs of an earlier call with the same settings (``--resume``)."""
     path = Path(f"{stem}.json")
-    if not args.resume or not path.exists():
+    if not path.exists():
         return {}
+    if not args.resume:  # hours of runs are not overwritten by mistake
+        raise SystemExit(f"{path} exists: add --resume to keep its runs and add to them, or "
+                         "write elsewhere with --tag or --out (or delete it)")
     saved = json.loads(path.read_text())
     changed = [k for k in SETTINGS if saved["args"].get(k, DEFAULTS.get(k)) != getattr(args, k)]
     if changed:

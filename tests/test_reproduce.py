@@ -97,9 +97,12 @@ def test_reproduce_writes_results_and_resumes(reproduce, bbc_home, tiny_bert_pat
                     ["| shuffle-divide", "2"], ["| tfidf-positive", "0"]]
 
 
-def test_reproduce_resume_refuses_other_settings(reproduce, bbc_home, tiny_bert_path,
+def test_reproduce_refuses_to_overwrite_or_mix_settings(reproduce, bbc_home, tiny_bert_path,
                                                  tmp_path):
     reproduce.main(_argv(bbc_home, tiny_bert_path, tmp_path, 1, "tfidf", "--no-plots"))
+    argv = _argv(bbc_home, tiny_bert_path, tmp_path, 1, "tfidf", "--no-plots")
+    with pytest.raises(SystemExit, match="exists: add --resume"):
+        reproduce.main([a for a in argv if a != "--resume"])
     with pytest.raises(SystemExit, match="max_length"):
         reproduce.main(_argv(bbc_home, tiny_bert_path, tmp_path, 1, "tfidf", "--no-plots",
                              "--max-length", "16"))
