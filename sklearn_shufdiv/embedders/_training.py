@@ -192,49 +192,46 @@ class SilhouetteSelection(Callback):
         self.best_epoch = None
         self.best_score = -np.inf
         self.best_state = None
-        self.best_embeddings = self._embeddings = None
+        self.best_embeddings = None
         self.initial_score = None
         self.labels = {}  # epoch -> cluster labels of the sample
 
     def cluster(self, net):
-        """The sample's embeddings by the current weights, their clusters and silhouette."""
+        """The sample's (raw) embeddings by the current weights, their clusters and the
+        clusters' silhouette."""
         from sklearn.metrics import silhouette_score
 
         from ..cluster import SphericalKMeans
 
-        self._embeddings = net.embed(self.texts)
-        embeddings = self._embeddings / np.maximum(
-            np.linalg.norm(self._embeddings, axis=1, keepdims=True), 1e-12)
+        raw = net.embed(self.texts)
+        unit = raw / np.maximum(np.linalg.norm(raw, axis=1, keepdims=True), 1e-12)
         labels = SphericalKMeans(self.n_clusters, n_init=SELECTION_N_INIT,
-                                 random_state=self.seed).fit_predict(embeddings)
+                                 random_state=self.seed).fit_predict(unit)
         if len(np.unique(labels)) < 2:
-            return labels, -1.0
-        return labels, float(silhouette_score(embeddings, labels, metric="cosine"))
+            return raw, labels, -1.0
+        return raw, labels, float(silhouette_score(unit, labels, metric="cosine"))
 
     def silhouette(self, net):
-        score = self.cluster(net)[1]
-        self._embeddings = None
-        return score
+        return self.cluster(net)[2]
 
-    def _consider(self, net, epoch, score):
+    def _consider(self, net, epoch, score, embeddings):
         if score > self.best_score:
             self.best_epoch, self.best_score = epoch, score
             self.best_state = {
                 name: value.detach().to("cpu", copy=True)
                 for name, value in net.module_.state_dict().items()
             }
-            self.best_embeddings = self._embeddings if self.keep_embeddings else None
-        self._embeddings = None
+            self.best_embeddings = embeddings if self.keep_embeddings else None
 
     def score_initial(self, net):
-        self.labels[0], self.initial_score = self.cluster(net)
-        self._consider(net, 0, self.initial_score)
+        embeddings, self.labels[0], self.initial_score = self.cluster(net)
+        self._consider(net, 0, self.initial_score, embeddings)
 
     def on_epoch_end(self, net, **kwargs):
         epoch = len(net.history)
-        self.labels[epoch], score = self.cluster(net)
+        embeddings, self.labels[epoch], score = self.cluster(net)
         net.history.record("silhouette", score)
-        self._consider(net, epoch, score)
+        self._consider(net, epoch, score, embeddings)
 
     def restore_best(self, net):
         net.module_.load_state_dict(self.best_state)
