@@ -153,7 +153,6 @@ def run_embedder(Embedder, args, docs, y, k, seed):
 
 SETTINGS = ("corpus", "model", "n_docs", "max_epochs", "max_length", "batch_size",
             "mini_batch_size", "learning_rate", "temperature", "n_init", "device")
-DEFAULTS = {"n_init": 1}  # of settings that results saved before they existed were run with
 
 
 def previous_runs(args, stem):
@@ -165,7 +164,7 @@ def previous_runs(args, stem):
         raise SystemExit(f"{path} exists: add --resume to keep its runs and add to them, or "
                          "write elsewhere with --tag or --out (or delete it)")
     saved = json.loads(path.read_text())
-    changed = [k for k in SETTINGS if saved["args"].get(k, DEFAULTS.get(k)) != getattr(args, k)]
+    changed = [k for k in SETTINGS if saved["args"].get(k) != getattr(args, k)]
     if changed:
         raise SystemExit(f"--resume: {path} was run with other settings ({', '.join(changed)})")
     return saved["results"]
@@ -288,8 +287,7 @@ def plot(args, y, names, results, spaces, stem):
             right.set_ylabel("ACC (s)", color="C1")
         fig.tight_layout()
         fig.savefig(f"{stem}_epochs.png", dpi=110)
-    pairs = [m for m in ("frozen", "shuffle-divide", "tfidf-positive")
-             if spaces.get(m) is not None]
+    pairs = [m for m in ("frozen", "shuffle-divide", "tfidf-positive") if m in spaces]
     if pairs:
         fig, axes = plt.subplots(1, len(pairs), figsize=(4.5 * len(pairs), 4.2), squeeze=False)
         for ax, method in zip(axes[0], pairs):
