@@ -704,3 +704,16 @@ def test_no_warnings_in_plain_use(blobs):
         clustering_accuracy_scorer(kmeans, X, y)
         silhouette_scorer(kmeans, X)
         clustering_accuracy(y, kmeans.labels_)
+
+
+def test_cosine_silhouette_is_sklearns_and_nan_when_undefined(blobs):
+    from sklearn_shufdiv.metrics import cosine_silhouette
+
+    X, y = blobs
+    assert cosine_silhouette(X, y) == pytest.approx(silhouette_score(X, y, metric="cosine"))
+    sampled = cosine_silhouette(X, y, sample_size=50, random_state=3)
+    assert sampled == pytest.approx(
+        silhouette_score(X, y, metric="cosine", sample_size=50, random_state=3))
+    assert sampled != pytest.approx(cosine_silhouette(X, y))
+    assert np.isnan(cosine_silhouette(X, np.zeros(len(X), dtype=int)))
+    assert np.isnan(cosine_silhouette(X[:3], [0, 1, 2]))  # as many clusters as samples

@@ -128,13 +128,11 @@ def progress_to_stderr(quiet):
 
 def cosine_silhouette(embeddings, clusters, seed=0):
     """Cosine silhouette, on a sample for large corpora; None when undefined."""
-    from sklearn.metrics import silhouette_score
+    from ..metrics import cosine_silhouette
 
-    if not 2 <= len(np.unique(clusters)) < len(clusters):
-        return None
-    sample = SILHOUETTE_SAMPLE_SIZE if len(clusters) > SILHOUETTE_SAMPLE_SIZE else None
-    return float(silhouette_score(embeddings, clusters, metric="cosine", sample_size=sample,
-                                  random_state=seed))
+    score = cosine_silhouette(embeddings, clusters, sample_size=SILHOUETTE_SAMPLE_SIZE,
+                              random_state=seed)
+    return None if np.isnan(score) else score
 
 
 def embed_and_cluster(args, texts, n_clusters, *, method, select=True, labels=None):

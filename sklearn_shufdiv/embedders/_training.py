@@ -199,17 +199,15 @@ class SilhouetteSelection(Callback):
     def cluster(self, net):
         """The sample's (raw) embeddings by the current weights, their clusters and the
         clusters' silhouette."""
-        from sklearn.metrics import silhouette_score
-
         from ..cluster import SphericalKMeans
+        from ..metrics import cosine_silhouette
 
         raw = net.embed(self.texts)
         unit = raw / np.maximum(np.linalg.norm(raw, axis=1, keepdims=True), 1e-12)
         labels = SphericalKMeans(self.n_clusters, n_init=SELECTION_N_INIT,
                                  random_state=self.seed).fit_predict(unit)
-        if len(np.unique(labels)) < 2:
-            return raw, labels, -1.0
-        return raw, labels, float(silhouette_score(unit, labels, metric="cosine"))
+        score = cosine_silhouette(unit, labels)
+        return raw, labels, -1.0 if np.isnan(score) else score
 
     def silhouette(self, net):
         return self.cluster(net)[2]

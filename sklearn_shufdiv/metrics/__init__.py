@@ -10,7 +10,9 @@ Without labels:
 
 - ``silhouette_scorer`` and :func:`make_silhouette_scorer`: the silhouette of the
   clusters in the space the clusterer sees (for a Pipeline,
-  ``pipeline[:-1].transform(X)``); -1.0 when undefined.
+  ``pipeline[:-1].transform(X)``); -1.0 when undefined;
+- :func:`cosine_silhouette`: the silhouette of given labels (NaN when undefined),
+  which the scorers, the embedders' epoch selection and the command line all use.
 
 Scorers are callables ``scorer(estimator, X, y=None) -> float`` for ``scoring=`` in
 :class:`~sklearn.model_selection.GridSearchCV` and
@@ -42,10 +44,12 @@ single split that trains and scores on all the data.
 
 from ._accuracy import clustering_accuracy, match_clusters_to_classes
 from ._scorers import clustering_accuracy_scorer, make_silhouette_scorer, silhouette_scorer
+from ._silhouette import cosine_silhouette
 
 __all__ = [
     "clustering_accuracy",
     "clustering_accuracy_scorer",
+    "cosine_silhouette",
     "make_silhouette_scorer",
     "match_clusters_to_classes",
     "silhouette_scorer",

@@ -25,11 +25,10 @@ a length mismatch raises an error.
 import numbers
 
 import numpy as np
-from sklearn.metrics import silhouette_score
 from sklearn.pipeline import Pipeline
-from sklearn.utils import check_random_state
 
 from ._accuracy import clustering_accuracy
+from ._silhouette import cosine_silhouette
 
 __all__ = ["clustering_accuracy_scorer", "make_silhouette_scorer", "silhouette_scorer"]
 
@@ -223,19 +222,9 @@ class _SilhouetteScorer:
         -1.0
         """
         Xt, labels = _clusterer_space_and_labels(estimator, X)
-        n_samples = labels.shape[0]
-        if self.sample_size is not None and self.sample_size < n_samples:
-            # The same sample as silhouette_score(..., sample_size, random_state) draws.
-            rng = check_random_state(self.random_state)
-            indices = rng.permutation(n_samples)[: self.sample_size]
-            Xt = Xt.iloc[indices] if hasattr(Xt, "iloc") else Xt[indices]
-            if self.metric == "precomputed":
-                Xt = Xt.iloc[:, indices] if hasattr(Xt, "iloc") else Xt[:, indices]
-            labels = labels[indices]
-        n_clusters = np.unique(labels).shape[0]
-        if not 2 <= n_clusters < labels.shape[0]:
-            return UNDEFINED_SILHOUETTE
-        return float(silhouette_score(Xt, labels, metric=self.metric))
+        score = cosine_silhouette(Xt, labels, metric=self.metric,
+                                  sample_size=self.sample_size, random_state=self.random_state)
+        return UNDEFINED_SILHOUETTE if np.isnan(score) else score
 
     def __repr__(self):
         return (
