@@ -11,7 +11,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils.sparsefuncs import sparse_matmul_to_dense
 
-from ._numerics import assign, normalize_sums, row_blocks, rows_of, scores
+from ._numerics import assign, inertia, normalize_sums, row_blocks, rows_of, scores
 from ._seeding import farthest_points
 
 
@@ -124,7 +124,7 @@ def lloyd(X, inv_norm, weights, centers, *, max_iter, tol, verbose=0):
         n_changed = assign_and_accumulate(X, inv_norm, weighted_inv_norm, centers, part, rows)
         if verbose:
             scored = n_samples if rows is None else rows.size
-            print(f"Iteration {n_iter - 1}, inertia {weights @ (1 - part.similarity):.6g}"
+            print(f"Iteration {n_iter - 1}, inertia {inertia(weights, part.similarity):.6g}"
                   f"{' (upper bound)' if rows is not None else ''}, {scored} rows scored, "
                   f"{n_changed} labels changed.")
         empty = np.bincount(part.labels, weights=mass, minlength=n_clusters) == 0
@@ -149,8 +149,8 @@ def lloyd(X, inv_norm, weights, centers, *, max_iter, tol, verbose=0):
         print(f"Converged at iteration {n_iter - 1}: {message}.")
     if rows is not None or message != "strict convergence":
         assign_and_accumulate(X, inv_norm, weighted_inv_norm, centers, part)
-    inertia = float(weights @ (1 - part.similarity))
-    return LloydResult(centers, part.labels, inertia, n_iter, part.sums, part.similarity)
+    return LloydResult(centers, part.labels, inertia(weights, part.similarity), n_iter,
+                       part.sums, part.similarity)
 
 
 def reseed_empty(X, inv_norm, weights, centers, part, rows, new_centers, empty):

@@ -157,6 +157,11 @@ def assign(X, inv_norm, centers):
     return labels, best
 
 
+def inertia(weights, similarity):
+    """``sum(weights * (1 - similarity))``, accumulated in float64 whatever the dtype."""
+    return float(weights.astype(np.float64, copy=False) @ (1 - similarity.astype(np.float64)))
+
+
 def normalize_sums(sums, dtype):
     """Unit rows of ``sums`` in ``dtype``; rows of norm 0 come back as zeros."""
     norms = np.linalg.norm(sums, axis=1)

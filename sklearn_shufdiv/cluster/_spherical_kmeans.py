@@ -16,7 +16,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..utils._param_validation import Interval, Options, fit_context, validate_params
 from ._lloyd import lloyd, minibatch_step
-from ._numerics import assign, cosines, scaled_rows
+from ._numerics import assign, cosines, inertia, scaled_rows
 from ._seeding import initial_centers, same_direction_tol
 
 _PARAMETER_CONSTRAINTS = {
@@ -237,9 +237,10 @@ class SphericalKMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Cluster
         weights = _check_sample_weight(sample_weight, X.shape[0], X.dtype)
         self._check_enough_rows(X, inv_norm, weights)
         random_state = check_random_state(self.random_state)
-        # A run replaces the best one only if its inertia is lower beyond rounding, so that
-        # runs reaching one optimum (labels permuted) cannot swap with the last bits of X.
-        tie, best = np.sqrt(np.finfo(X.dtype).eps), None
+        # A run replaces the best one only if its inertia is lower beyond rounding (a few
+        # units in the last place of X's dtype), so that runs reaching one optimum with
+        # permuted labels cannot swap places with the last bits of X.
+        tie, best = 8 * np.finfo(X.dtype).eps, None
         for run in range(_resolve_n_init(self.n_init, self.init)):
             centers = initial_centers(X, inv_norm, weights, self.n_clusters, self.init,
                                       random_state)
@@ -292,7 +293,7 @@ class SphericalKMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Cluster
         centers = self.cluster_centers_.astype(X.dtype)  # a copy: later batches may differ
         self.cluster_centers_ = minibatch_step(X, inv_norm, weights, centers, self._sums)
         self.labels_, similarity = assign(X, inv_norm, self.cluster_centers_)
-        self.inertia_ = float(weights @ (1 - similarity))
+        self.inertia_ = inertia(weights, similarity)
         self.n_steps_ += 1
         return self
 
@@ -354,7 +355,7 @@ class SphericalKMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Cluster
         X, inv_norm = self._validate_X(X, reset=False)
         weights = _check_sample_weight(sample_weight, X.shape[0], X.dtype)
         _, similarity = assign(X, inv_norm, self._centers_like(X))
-        return -float(weights @ (1 - similarity))
+        return -inertia(weights, similarity)
 
 
 @validate_params({"X": ["array-like", "sparse matrix"], "sample_weight": ["array-like", Real, None],
