@@ -172,8 +172,10 @@ def test_empty_cluster_is_reseeded():
      (np.array([[1.0, 0.0], [2.0, 0.0], [0.0, 3.0], [0.0, 0.0]]), 3, 2)],  # multiples, zeros
 )
 def test_fewer_distinct_directions_than_clusters_warn(X, k, n_directions, init):
-    with pytest.warns(ConvergenceWarning, match=f"only {n_directions} distinct directions"):
+    match = f"only {n_directions} distinct directions"
+    with pytest.warns(ConvergenceWarning, match=match) as record:
         model = SphericalKMeans(k, init=init, random_state=0).fit(X)
+    assert record[0].filename == __file__  # the warning points at the call of fit
     assert np.unique(model.labels_).size == n_directions
     np.testing.assert_allclose(np.linalg.norm(model.cluster_centers_, axis=1), 1)
     assert model.inertia_ == pytest.approx(np.count_nonzero(~X.any(axis=1)), abs=1e-12)

@@ -1,18 +1,20 @@
-"""The iterations of spherical k-means: Lloyd passes and the mini-batch step.
+"""The iterations of spherical k-means: Lloyd passes, empty clusters, the mini-batch step.
 
 See ``_numerics`` for the conventions (inverse row norms folded into products, float64
 cluster sums, bounded blocks of rows).
 """
 
+import warnings
 from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.sparsefuncs import sparse_matmul_to_dense
 
 from ._numerics import assign, inertia, normalize_sums, row_blocks, rows_of, scores
-from ._seeding import farthest_points
+from ._seeding import farthest_points, same_direction_tol
 
 
 class LloydResult(NamedTuple):
@@ -168,6 +170,25 @@ def reseed_empty(X, inv_norm, weights, centers, part, rows, new_centers, empty):
     new_centers[empty[: len(points)]] = points
     new_centers[empty[len(points):]] = centers[empty[len(points):]]
     return len(points)
+
+
+def warn_if_clusters_missing(labels, similarity, mass, n_clusters, dtype):
+    """ConvergenceWarning (as KMeans') when fewer than n_clusters clusters hold a row.
+
+    Called by ``fit`` on its best run (the stack level points at the caller of fit).
+    """
+    n_found = np.count_nonzero(np.bincount(labels, weights=mass, minlength=n_clusters))
+    if n_found == n_clusters:
+        return
+    if np.all(1 - similarity[mass > 0] <= same_direction_tol(dtype)):
+        # Every row is on one of the n_found centers: that is all the directions there are.
+        cause = (f"X has only {n_found} distinct directions (rows that are positive "
+                 "multiples of one another count once; all-zero rows and rows of weight 0 "
+                 "not at all), so the other clusters are empty and their centers repeat")
+    else:
+        cause = "the last iteration emptied them; raise max_iter or tol"
+    warnings.warn(f"Number of distinct clusters ({n_found}) found smaller than n_clusters "
+                  f"({n_clusters}): {cause}.", ConvergenceWarning, stacklevel=4)
 
 
 def minibatch_step(X, inv_norm, weights, centers, sums):

@@ -10,14 +10,13 @@ from sklearn.base import (
     ClusterMixin,
     TransformerMixin,
 )
-from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_array, check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..utils._param_validation import Interval, Options, fit_context, validate_params
-from ._lloyd import lloyd, minibatch_step
+from ._lloyd import lloyd, minibatch_step, warn_if_clusters_missing
 from ._numerics import assign, cosines, inertia, scaled_rows
-from ._seeding import initial_centers, same_direction_tol
+from ._seeding import initial_centers
 
 _PARAMETER_CONSTRAINTS = {
     "n_clusters": [Interval(Integral, 1, None, closed="left")],
@@ -64,22 +63,6 @@ def _resolve_n_init(n_init, init):
         )
         return 1
     return n_init
-
-
-def _warn_if_clusters_missing(labels, similarity, mass, n_clusters, dtype):
-    """ConvergenceWarning (as KMeans') when fewer than n_clusters clusters hold a row."""
-    n_found = np.count_nonzero(np.bincount(labels, weights=mass, minlength=n_clusters))
-    if n_found == n_clusters:
-        return
-    if np.all(1 - similarity[mass > 0] <= same_direction_tol(dtype)):
-        # Every row is on one of the n_found centers: that is all the directions there are.
-        cause = (f"X has only {n_found} distinct directions (rows that are positive "
-                 "multiples of one another count once; all-zero rows and rows of weight 0 "
-                 "not at all), so the other clusters are empty and their centers repeat")
-    else:
-        cause = "the last iteration emptied them; raise max_iter or tol"
-    warnings.warn(f"Number of distinct clusters ({n_found}) found smaller than n_clusters "
-                  f"({n_clusters}): {cause}.", ConvergenceWarning, stacklevel=4)
 
 
 class SphericalKMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin,
@@ -250,7 +233,7 @@ class SphericalKMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Cluster
                            tol=self.tol, verbose=self.verbose)
             if best is None or result.inertia < best.inertia * (1 - tie):
                 best = result
-        _warn_if_clusters_missing(best.labels, best.similarity, weights * (inv_norm > 0),
+        warn_if_clusters_missing(best.labels, best.similarity, weights * (inv_norm > 0),
                                   self.n_clusters, X.dtype)
         self.cluster_centers_, self.labels_ = best.centers, best.labels
         self.inertia_, self.n_iter_ = best.inertia, best.n_iter
