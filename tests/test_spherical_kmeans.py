@@ -13,7 +13,7 @@ from sklearn.metrics.pairwise import cosine_distances
 from sklearn.utils import shuffle
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from sklearn_shufdiv.cluster import SphericalKMeans, _numerics, spherical_kmeans
+from sklearn_shufdiv.cluster import DEFAULT_N_INIT, SphericalKMeans, _numerics, spherical_kmeans
 
 
 def directions(n_samples=300, n_features=10, n_clusters=4, spread=0.3, seed=0):
@@ -32,7 +32,9 @@ def mean_cosine(X, centers, labels):
     return np.mean(np.sum(unit * centers[labels], axis=1))
 
 
-@parametrize_with_checks([SphericalKMeans()])
+# One run per fit, as scikit-learn's own checks set a small n_init: the checks are about
+# the API, and the default's 10 runs would triple this module's time.
+@parametrize_with_checks([SphericalKMeans(n_init=1)])
 def test_sklearn_estimator_checks(estimator, check):
     check(estimator)
 
@@ -244,6 +246,30 @@ def test_transform_predict_score_are_consistent():
     assert model.inertia_ == pytest.approx(distances.min(axis=1).sum())
     np.testing.assert_array_equal(model.fit_predict(X), model.labels_)
     np.testing.assert_allclose(model.fit_transform(X), distances)
+
+
+def test_default_is_the_best_of_default_n_init_runs(capsys):
+    X, _ = directions(n_samples=200, n_clusters=6, spread=0.6)
+    gained = False
+    for seed in range(2):
+        default = SphericalKMeans(6, random_state=seed, verbose=1).fit(X)
+        assert capsys.readouterr().out.count("Initialization complete") == DEFAULT_N_INIT
+        explicit = SphericalKMeans(6, n_init=DEFAULT_N_INIT, random_state=seed).fit(X)
+        assert default.inertia_ == explicit.inertia_
+        assert spherical_kmeans(X, 6, random_state=seed)[2] == explicit.inertia_
+        one = SphericalKMeans(6, n_init=1, random_state=seed).fit(X)
+        assert default.inertia_ <= one.inertia_
+        gained |= default.inertia_ < one.inertia_ - 1e-9
+    assert DEFAULT_N_INIT > 1 and gained  # on this data one run misses the best optimum
+
+
+def test_given_centers_run_once_without_a_warning():
+    X, _ = directions()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        model = SphericalKMeans(4, init=X[:4], verbose=0).fit(X)
+    reference = SphericalKMeans(4, init=X[:4], n_init=1).fit(X)
+    np.testing.assert_array_equal(model.labels_, reference.labels_)
 
 
 def test_function_matches_estimator():

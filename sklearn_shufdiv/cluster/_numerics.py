@@ -1,4 +1,5 @@
-"""Small numerics shared by the seeding, the iterations and the estimator.
+"""Small numerics (and the sample-weight check) shared by the seeding, the iterations and
+the estimator.
 
 Conventions of the package's spherical k-means, on validated input:
 
@@ -15,14 +16,37 @@ Conventions of the package's spherical k-means, on validated input:
 
 import functools
 from concurrent.futures import ThreadPoolExecutor
+from numbers import Real
 
 import numpy as np
 import scipy.sparse as sp
+from sklearn.utils import check_array
 from threadpoolctl import ThreadpoolController
 
 _BLOCK_ENTRIES = 2**21  # entries of one block of scores X[rows] @ centers.T
 _SMALL_PRODUCT_ENTRIES = 2**23  # products with a smaller X use one BLAS thread
 _PARALLEL_NNZ = 2**17  # sparse products with more non-zeros are split over threads
+
+
+def check_sample_weight(sample_weight, n_samples, dtype):
+    """Weights of the rows: None (all 1), a number, or an array; finite, non-negative."""
+    if sample_weight is None:
+        return np.ones(n_samples, dtype=dtype)
+    if isinstance(sample_weight, Real):
+        weights = np.full(n_samples, sample_weight, dtype=dtype)
+    else:
+        weights = check_array(
+            sample_weight, ensure_2d=False, dtype=dtype, input_name="sample_weight"
+        )
+        if weights.ndim != 1 or weights.shape[0] != n_samples:
+            raise ValueError(
+                f"sample_weight.shape == {weights.shape}, expected ({n_samples},)!"
+            )
+    if not np.isfinite(weights).all() or (weights < 0).any():
+        raise ValueError("sample_weight must be finite and non-negative.")
+    if not weights.any():
+        raise ValueError("Sample weights must contain at least one non-zero number.")
+    return weights
 
 
 def _row_squares(X):
