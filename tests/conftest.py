@@ -1,17 +1,27 @@
-"""Shared fixtures: a small topical corpus and tiny encoders built locally.
+"""Shared fixtures: a small topical corpus and tiny encoders built locally; hypothesis profiles.
 
 Nothing is downloaded: the tiny models are trained/initialised here and saved with
 ``save_pretrained`` into a temporary directory, then loaded through the same
 ``from_pretrained(path)`` code a user's model name goes through.
 """
 
+import os
+
 import numpy as np
 import pytest
 import torch
+from hypothesis import settings
 
 # Tiny models gain nothing from threads, and threads that spin on a busy 2-core machine
 # slow every test down.
 torch.set_num_threads(1)
+
+# Property tests: few examples by default (every run, CI included), many on demand with
+# HYPOTHESIS_PROFILE=thorough (e.g. before a release, or after changing a metric). Tests
+# set only what they need (deadline=None), so the profile chooses the number of examples.
+settings.register_profile("fast", max_examples=40, deadline=None)
+settings.register_profile("thorough", max_examples=1000, deadline=None)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "fast"))
 
 TOPICS = {
     "sport": "team match goal player coach season league score win cup referee stadium",

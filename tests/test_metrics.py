@@ -34,7 +34,9 @@ from sklearn_shufdiv.metrics import (
 # Helpers
 # --------------------------------------------------------------------------------------
 
-HYPOTHESIS = settings(max_examples=150, deadline=None)
+# The number of examples is the profile's (tests/conftest.py): 40, or 1000 with
+# HYPOTHESIS_PROFILE=thorough.
+HYPOTHESIS = settings(deadline=None)
 
 
 def brute_force_accuracy(y_true, y_pred, sample_weight=None):
@@ -98,6 +100,9 @@ def representations(y):
         "bytes 7": np.array([f"b{i:06d}".encode() for i in range(k)])[y],
         "bytes 17": np.array([f"b{i:016d}".encode() for i in range(k)])[y],
         "object mixed": relabel(y, [None, "0", 0.5, "zero", -(2**70), 3, "x", 8, 9, 10][:k]),
+        # Plain sequences: numpy would make "0" and 0 one string label.
+        "list str and int": relabel(y, ["0", 0, "1", 1, "x", 2.5, b"0", "2", 2, 3][:k]).tolist(),
+        "tuple": tuple(y.tolist()),
     }
     if k <= 2:
         reps["bool"] = y.astype(bool)
@@ -424,6 +429,35 @@ def test_error_nan_labels():
         clustering_accuracy([0, 1, 1], [0.0, np.nan, 1.0])
     with pytest.raises(ValueError, match="y_true contains NaN or infinity"):
         clustering_accuracy([0.0, np.inf, 1.0], [0, 1, 1])
+
+
+CONTAINERS = {
+    "list": list,
+    "tuple": tuple,
+    "object array": lambda labels: relabel(np.arange(len(labels)), labels),
+    "pandas Series": lambda labels: pytest.importorskip("pandas").Series(labels, dtype=object),
+}
+
+
+@pytest.mark.parametrize("container", CONTAINERS)
+@pytest.mark.parametrize("bad", [float("nan"), np.nan, np.float32("nan"), np.inf, -np.inf])
+def test_error_nan_labels_in_every_container(container, bad):
+    # Two NaN objects are two dict keys: an object array of NaNs used to count two classes.
+    labels = CONTAINERS[container]([bad, float("nan") if bad != bad else bad, "a", "a"])
+    with pytest.raises(ValueError, match="y_true contains NaN or infinity"):
+        clustering_accuracy(labels, [0, 0, 1, 1])
+    with pytest.raises(ValueError, match="y_pred contains NaN or infinity"):
+        match_clusters_to_classes([0, 0, 1, 1], labels)
+
+
+@pytest.mark.parametrize("container", CONTAINERS)
+def test_mixed_str_and_int_labels_are_distinct_in_every_container(container):
+    # One rule: labels are equal when equal as Python values, so "1" and 1 are two labels
+    # (numpy turned a list ["1", 1] into the strings "1", "1": 0.5 here, 1.0 for arrays).
+    labels = CONTAINERS[container](["1", 1, "1", 1, 2])
+    assert clustering_accuracy(labels, [0, 1, 0, 1, 2]) == 1.0
+    assert clustering_accuracy(labels, [0, 0, 0, 0, 2]) == 0.6
+    assert match_clusters_to_classes(labels, [5, 6, 5, 6, 7]) == {5: "1", 6: 1, 7: 2}
 
 
 def test_error_unhashable_labels():

@@ -254,7 +254,7 @@ def test_errors():
         top1_cosine_neighbors(np.array([[1.0, np.nan], [1.0, 0.0]]))
 
 
-@settings(max_examples=60, deadline=None)
+@settings(deadline=None)  # examples: the profile's (tests/conftest.py)
 @given(
     n=st.integers(2, 25),
     d=st.integers(1, 8),

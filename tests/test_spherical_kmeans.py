@@ -1,17 +1,19 @@
 """Tests of spherical k-means: the function, the estimator and its edge cases."""
 
+import warnings
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
 from sklearn.cluster import KMeans
 from sklearn.datasets import make_blobs
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics import adjusted_rand_score
 from sklearn.metrics.pairwise import cosine_distances
 from sklearn.utils import shuffle
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from sklearn_shufdiv.cluster import SphericalKMeans, spherical_kmeans
-from sklearn_shufdiv.cluster import _spherical_kmeans_core as core
+from sklearn_shufdiv.cluster import DEFAULT_N_INIT, SphericalKMeans, _numerics, spherical_kmeans
 
 
 def directions(n_samples=300, n_features=10, n_clusters=4, spread=0.3, seed=0):
@@ -30,7 +32,9 @@ def mean_cosine(X, centers, labels):
     return np.mean(np.sum(unit * centers[labels], axis=1))
 
 
-@parametrize_with_checks([SphericalKMeans()])
+# One run per fit, as scikit-learn's own checks set a small n_init: the checks are about
+# the API, and the default's 10 runs would triple this module's time.
+@parametrize_with_checks([SphericalKMeans(n_init=1)])
 def test_sklearn_estimator_checks(estimator, check):
     check(estimator)
 
@@ -46,8 +50,8 @@ def test_dtype_is_preserved(dtype):
 
 @pytest.mark.parametrize("threads", [1, 3])
 def test_sparse_and_dense_agree(threads, monkeypatch):
-    monkeypatch.setattr(core, "_n_threads", lambda: threads)
-    monkeypatch.setattr(core, "_PARALLEL_NNZ", 0)  # split sparse products over threads
+    monkeypatch.setattr(_numerics, "_n_threads", lambda: threads)
+    monkeypatch.setattr(_numerics, "_PARALLEL_NNZ", 0)  # split sparse products over threads
     X, _ = directions()
     X[X < 0.2] = 0  # make it genuinely sparse
     dense = SphericalKMeans(4, random_state=0).fit(X)
@@ -162,6 +166,66 @@ def test_empty_cluster_is_reseeded():
     assert np.unique(model.labels_).size == 4
 
 
+@pytest.mark.parametrize("init", ["k-means++", "random"])
+@pytest.mark.parametrize(
+    "X, k, n_directions",
+    [(np.array([[1.0, 0.0]] * 5 + [[0.0, 1.0]] * 5), 5, 2),  # sizes were [0, 0, 0, 5, 5]
+     (np.ones((3, 4)), 3, 1),  # every label was 0, without a word
+     (np.array([[1.0, 0.0], [2.0, 0.0], [0.0, 3.0], [0.0, 0.0]]), 3, 2)],  # multiples, zeros
+)
+def test_fewer_distinct_directions_than_clusters_warn(X, k, n_directions, init):
+    match = f"only {n_directions} distinct directions"
+    with pytest.warns(ConvergenceWarning, match=match) as record:
+        model = SphericalKMeans(k, init=init, random_state=0).fit(X)
+    assert record[0].filename == __file__  # the warning points at the call of fit
+    assert np.unique(model.labels_).size == n_directions
+    np.testing.assert_allclose(np.linalg.norm(model.cluster_centers_, axis=1), 1)
+    assert model.inertia_ == pytest.approx(np.count_nonzero(~X.any(axis=1)), abs=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_duplicates_are_no_reason_for_empty_clusters(seed):
+    # Many copies of a few rows, and exactly n_clusters directions: random seeding draws
+    # copies of one row as two centers, and the re-seeding must still fill every cluster.
+    rows = np.array([[1.0, 0, 0], [0, 1.0, 0], [0, 0, 1.0], [1.0, 1.0, 1.0]])
+    X = np.repeat(rows, [20, 20, 1, 1], axis=0)
+    duplicated = np.vstack([rows[0], rows[0], rows[1], rows[1]])
+    for model in (SphericalKMeans(4, init="random", random_state=seed),
+                  SphericalKMeans(4, init=duplicated)):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", ConvergenceWarning)
+            model.fit(X)
+        assert np.unique(model.labels_).size == 4
+        assert model.inertia_ == pytest.approx(0, abs=1e-12)
+
+
+@pytest.mark.parametrize("dtype, huge, tiny", [(np.float64, 1e308, 1e-200),
+                                               (np.float32, 1e38, 1e-30)])
+def test_rows_of_extreme_norm_keep_their_direction(dtype, huge, tiny):
+    # A row of 1e308 gave inertia_ = nan; a row of 1e-200 was taken for an all-zero row.
+    X, _ = directions(n_samples=60)
+    X = np.abs(X).astype(dtype)
+    init = X[:4]
+    reference = SphericalKMeans(4, init=init).fit(X)
+    extreme = X.copy()
+    extreme[5] = huge  # every entry: the norm overflows
+    extreme[6] = X[6] * (tiny / X[6].max())  # the squares underflow
+    given = extreme.copy()
+    model = SphericalKMeans(4, init=init).fit(extreme)
+    np.testing.assert_array_equal(extreme, given)  # X is not rescaled in place
+    expected = SphericalKMeans(4, init=init).fit(np.vstack([X[:5], np.ones((1, 10), dtype),
+                                                            X[6:]]))
+    assert np.isfinite(model.inertia_)
+    assert model.inertia_ == pytest.approx(expected.inertia_, rel=1e-5)
+    np.testing.assert_array_equal(model.labels_, expected.labels_)
+    np.testing.assert_allclose(model.transform(extreme[[5, 6]]),
+                               expected.transform(np.vstack([np.ones(10), X[6]])), atol=1e-5)
+    assert model.labels_[6] == reference.labels_[6]
+    for data in (sp.csr_matrix(extreme), extreme):
+        assert model.predict(data)[6] == reference.labels_[6]
+        assert np.isfinite(SphericalKMeans(4, random_state=0).fit(data).inertia_)
+
+
 def test_reproducible_with_random_state():
     X, _ = directions()
     first = SphericalKMeans(4, init="random", random_state=3).fit(X)
@@ -182,6 +246,30 @@ def test_transform_predict_score_are_consistent():
     assert model.inertia_ == pytest.approx(distances.min(axis=1).sum())
     np.testing.assert_array_equal(model.fit_predict(X), model.labels_)
     np.testing.assert_allclose(model.fit_transform(X), distances)
+
+
+def test_default_is_the_best_of_default_n_init_runs(capsys):
+    X, _ = directions(n_samples=200, n_clusters=6, spread=0.6)
+    gained = False
+    for seed in range(2):
+        default = SphericalKMeans(6, random_state=seed, verbose=1).fit(X)
+        assert capsys.readouterr().out.count("Initialization complete") == DEFAULT_N_INIT
+        explicit = SphericalKMeans(6, n_init=DEFAULT_N_INIT, random_state=seed).fit(X)
+        assert default.inertia_ == explicit.inertia_
+        assert spherical_kmeans(X, 6, random_state=seed)[2] == explicit.inertia_
+        one = SphericalKMeans(6, n_init=1, random_state=seed).fit(X)
+        assert default.inertia_ <= one.inertia_
+        gained |= default.inertia_ < one.inertia_ - 1e-9
+    assert DEFAULT_N_INIT > 1 and gained  # on this data one run misses the best optimum
+
+
+def test_given_centers_run_once_without_a_warning():
+    X, _ = directions()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        model = SphericalKMeans(4, init=X[:4], verbose=0).fit(X)
+    reference = SphericalKMeans(4, init=X[:4], n_init=1).fit(X)
+    np.testing.assert_array_equal(model.labels_, reference.labels_)
 
 
 def test_function_matches_estimator():
@@ -224,8 +312,8 @@ def test_same_result_as_textbook_iterations(sparse):
 def test_blocked_products_give_the_same_result(monkeypatch):
     X, _ = directions(n_samples=2000)
     whole = SphericalKMeans(4, random_state=0).fit(X)
-    monkeypatch.setattr(core, "_BLOCK_ENTRIES", 1024)  # blocks of 256 rows
-    assert len(core.row_blocks(X.shape[0], 4)) == 8
+    monkeypatch.setattr(_numerics, "_BLOCK_ENTRIES", 1024)  # blocks of 256 rows
+    assert len(_numerics.row_blocks(X.shape[0], 4)) == 8
     for data in (X, sp.csr_matrix(X)):
         blocked = SphericalKMeans(4, random_state=0).fit(data)
         np.testing.assert_array_equal(blocked.labels_, whole.labels_)

@@ -12,7 +12,7 @@ from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, Transfo
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from ..utils._param_validation import Interval, validate_params
+from ..utils._param_validation import Interval, validate_estimator_params
 from . import _checkpoint
 from ._distributed import AverageGradients, CrossProcessNTXentLoss, rank_and_world
 from ._encoder import load_encoder, model_max_length
@@ -107,8 +107,7 @@ class BaseContrastiveEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
     def _fit(self, X):
         """Fit; return the corpus' embeddings by the selected weights if the selection
         kept them, else None."""
-        validate_params(self.get_params(deep=False), self._parameter_constraints,
-                        type(self).__name__)
+        validate_estimator_params(self)
         documents = check_documents(X)
         device = resolve_device(self.device)
         rng = check_random_state(self.random_state)

@@ -6,6 +6,7 @@ their rows and, by symmetry, the later rows: each pair is computed once.
 """
 
 from dataclasses import dataclass, field
+from numbers import Integral, Real
 from types import MappingProxyType
 
 import numpy as np
@@ -15,6 +16,8 @@ from sklearn.base import clone
 from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.preprocessing import normalize
 from sklearn.utils.validation import check_array
+
+from ..utils._param_validation import HasMethods, Interval, validate_params
 
 __all__ = [
     "DEFAULT_TFIDF_PARAMS",
@@ -42,6 +45,15 @@ _BYTES_PER_ENTRY = 64
 _DENSE_TERM_MIN_DF = 0.05
 
 
+_BLOCK_PARAMETERS = {
+    "exclude_duplicates": ["boolean"],
+    "chunk_size": [Interval(Integral, 1, None), None],
+    "working_memory": [Interval(Real, 0, None, closed="neither"), None],
+}
+
+
+@validate_params({"X": ["array-like", "sparse matrix"], "return_duplicates": ["boolean"],
+                  **_BLOCK_PARAMETERS})
 def top1_cosine_neighbors(
     X, *, exclude_duplicates=True, chunk_size=None, working_memory=None, return_duplicates=False
 ):
@@ -118,15 +130,8 @@ def top1_cosine_neighbors(
     >>> top1_cosine_neighbors(X, exclude_duplicates=False)[0]
     array([ 4,  0,  1, -1,  0])
     """
-    if chunk_size is not None:
-        if isinstance(chunk_size, bool) or not isinstance(chunk_size, int | np.integer):
-            raise TypeError(f"chunk_size must be an int or None; got {chunk_size!r}.")
-        if chunk_size < 1:
-            raise ValueError(f"chunk_size must be >= 1; got {chunk_size}.")
     if working_memory is None:
         working_memory = get_config()["working_memory"]
-    if not working_memory > 0:
-        raise ValueError(f"working_memory must be > 0 (MiB); got {working_memory!r}.")
     X = _check_normalized(X)
     n_samples = X.shape[0]
     best_sim = np.full(n_samples, -np.inf)
@@ -280,6 +285,10 @@ class TfidfPositives:
         return int(np.count_nonzero(self.has_duplicate))
 
 
+# Not prefer_skip_nested_validation: the vectorizer's parameters are the caller's.
+@validate_params({"documents": "no_validation", "vectorizer": [None, dict,
+                  HasMethods(["fit_transform"])], **_BLOCK_PARAMETERS},
+                 prefer_skip_nested_validation=False)
 def mine_tfidf_positives(
     documents, *, vectorizer=None, exclude_duplicates=True, chunk_size=None, working_memory=None
 ):
@@ -350,13 +359,8 @@ def mine_tfidf_positives(
         vectorizer = TfidfVectorizer(**DEFAULT_TFIDF_PARAMS)
     elif isinstance(vectorizer, dict):
         vectorizer = TfidfVectorizer(**{**DEFAULT_TFIDF_PARAMS, **vectorizer})
-    elif hasattr(vectorizer, "fit_transform"):
-        vectorizer = clone(vectorizer)
     else:
-        raise TypeError(
-            "vectorizer must be None, a dict of TfidfVectorizer parameters or an "
-            f"unfitted transformer with fit_transform; got {type(vectorizer).__name__}."
-        )
+        vectorizer = clone(vectorizer)
     documents = list(documents)  # any iterable, e.g. a generator
     if len(documents) < 2:
         raise ValueError(

@@ -21,10 +21,46 @@ __all__ = ["clustering_accuracy", "match_clusters_to_classes"]
 _DENSE_MAX_CELLS = 4_000_000
 
 
+def _without_coercion(y):
+    """``y`` as an array whose labels compare as the Python values given.
+
+    numpy turns a list mixing strings and numbers, ``["1", 1]``, into strings (``"1"``
+    twice); an object array keeps them apart, as an object array given by the caller
+    does. So labels are equal exactly when they are equal as Python values, whatever the
+    container (list, tuple, ndarray of objects, pandas Series).
+    """
+    if hasattr(y, "dtype"):
+        return y  # an array (or a Series): its dtype already says what the labels are
+    array = np.asarray(y)
+    if array.dtype.kind in "US" and array.ndim == 1:
+        kind = str if array.dtype.kind == "U" else bytes
+        if not all(isinstance(label, kind) for label in y):
+            array = np.empty(array.shape[0], dtype=object)
+            array[:] = list(y)
+    return array
+
+
+def _check_no_nan_objects(y, name):
+    """NaN or infinity among the labels of an object array: a ValueError naming ``y``.
+
+    Two NaN objects are two labels for a dict (``nan != nan``), so they would count as
+    two classes; float arrays are checked by ``np.isfinite`` instead.
+    """
+    kinds = set(map(type, y))  # one pass: most label sets hold no type that can be NaN
+    if all(issubclass(kind, (str, bytes, numbers.Integral, type(None))) for kind in kinds):
+        return
+    try:
+        bad = (y != y) | (y == np.inf) | (y == -np.inf)
+    except TypeError:  # labels whose comparisons raise: look at the numbers one by one
+        bad = [isinstance(v, numbers.Number) and v != v for v in y]
+    if np.any(bad):
+        raise ValueError(f"{name} contains NaN or infinity; labels must be finite.")
+
+
 def _check_labels(y, name):
     """Return ``y`` as a non-empty 1-D ndarray, or raise a ValueError naming it."""
     try:
-        y = column_or_1d(y, warn=True)
+        y = column_or_1d(_without_coercion(y), warn=True)
     except ValueError as exc:
         try:
             shape = np.shape(y)
@@ -37,6 +73,8 @@ def _check_labels(y, name):
         raise ValueError(f"{name} is empty: at least one sample is needed.")
     if y.dtype.kind in "fc" and not np.isfinite(y).all():
         raise ValueError(f"{name} contains NaN or infinity; labels must be finite.")
+    if y.dtype.kind == "O":
+        _check_no_nan_objects(y, name)
     return y
 
 
@@ -147,8 +185,10 @@ def clustering_accuracy(y_true, y_pred, *, sample_weight=None):
     Parameters
     ----------
     y_true : array-like of shape (n_samples,)
-        Ground-truth class labels: integers, strings or any hashable objects
-        (object arrays may mix types).
+        Ground-truth class labels: integers, strings or any hashable objects, of mixed
+        types too. Labels are equal when they are equal as Python values, whatever the
+        container: ``"1"`` and ``1`` are two labels in a list as in an object array
+        (numpy's ``np.array(["1", 1])`` has already made both strings).
 
     y_pred : array-like of shape (n_samples,)
         Cluster labels to evaluate. Every distinct value is a cluster, including
@@ -166,8 +206,9 @@ def clustering_accuracy(y_true, y_pred, *, sample_weight=None):
     Raises
     ------
     ValueError
-        If an input is not 1-D, is empty or holds NaN, infinity or unhashable
-        labels; if the lengths differ; if a weight is negative or all are zero.
+        If an input is not 1-D, is empty or holds NaN, infinity (in any container,
+        object arrays included) or unhashable labels; if the lengths differ; if a weight
+        is negative or all are zero.
 
     See Also
     --------

@@ -22,13 +22,12 @@ when ``X`` is the data they were fitted on, as with ``cv=[(all_idx, all_idx)]``;
 a length mismatch raises an error.
 """
 
-import numbers
-
 import numpy as np
 from sklearn.pipeline import Pipeline
 
+from ..utils._param_validation import validate_params
 from ._accuracy import clustering_accuracy
-from ._silhouette import cosine_silhouette
+from ._silhouette import SILHOUETTE_PARAMETERS, cosine_silhouette
 
 __all__ = ["clustering_accuracy_scorer", "make_silhouette_scorer", "silhouette_scorer"]
 
@@ -233,6 +232,7 @@ class _SilhouetteScorer:
         )
 
 
+@validate_params(SILHOUETTE_PARAMETERS)
 def make_silhouette_scorer(metric="cosine", sample_size=None, random_state=None):
     """Make a scorer: silhouette of a clustering, in the space the clusterer sees.
 
@@ -301,14 +301,6 @@ def make_silhouette_scorer(metric="cosine", sample_size=None, random_state=None)
     {'kmeans__n_clusters': 4}
     >>> labels = search.predict(X)
     """
-    if not (isinstance(metric, str) or callable(metric)):
-        raise TypeError(f"metric must be a string or a callable, got {metric!r}.")
-    if sample_size is not None and (
-        isinstance(sample_size, bool)
-        or not isinstance(sample_size, numbers.Integral)
-        or sample_size < 2
-    ):
-        raise ValueError(f"sample_size must be None or an integer >= 2, got {sample_size!r}.")
     return _SilhouetteScorer(metric=metric, sample_size=sample_size, random_state=random_state)
 
 

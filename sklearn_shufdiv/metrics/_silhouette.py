@@ -4,12 +4,27 @@ The epoch selection of the embedders, the silhouette scorers and the command lin
 summary all score a clustering by this function, so that they agree to the last digit.
 """
 
+from numbers import Integral
+
 import numpy as np
 from sklearn.metrics import silhouette_score
 from sklearn.utils import check_random_state
 
+from ..utils._param_validation import Interval, validate_params
+
 __all__ = ["cosine_silhouette"]
 
+#: Constraints of the silhouette's parameters, shared with ``make_silhouette_scorer``.
+SILHOUETTE_PARAMETERS = {
+    "metric": [str, "callable"],
+    "sample_size": [Interval(Integral, 2, None), None],
+    "random_state": ["random_state"],
+}
+
+
+# Not prefer_skip_nested_validation: silhouette_score checks the metric's name itself.
+@validate_params({"X": ["array-like", "sparse matrix"], "labels": ["array-like"],
+                  **SILHOUETTE_PARAMETERS}, prefer_skip_nested_validation=False)
 
 def cosine_silhouette(X, labels, *, metric="cosine", sample_size=None, random_state=None):
     """Mean silhouette coefficient of a clustering; NaN where it is undefined.
@@ -29,7 +44,7 @@ def cosine_silhouette(X, labels, *, metric="cosine", sample_size=None, random_st
         Their clusters.
     metric : str or callable, default="cosine"
         Distance metric, as for :func:`sklearn.metrics.silhouette_score`.
-    sample_size : int, default=None
+    sample_size : int >= 2, default=None
         Score a random sample of this many points (the silhouette costs quadratic time);
         None, or a value of at least ``n_samples``, scores all of them.
     random_state : int, RandomState instance or None, default=None

@@ -1,7 +1,7 @@
-"""Lloyd iterations, mini-batch steps and seeded runs of spherical k-means.
+"""The iterations of spherical k-means: Lloyd passes, empty clusters, the mini-batch step.
 
-See ``_spherical_kmeans_core`` for the conventions (inverse row norms folded into products,
-float64 cluster sums, bounded blocks of rows).
+See ``_numerics`` for the conventions (inverse row norms folded into products, float64
+cluster sums, bounded blocks of rows).
 """
 
 import warnings
@@ -10,20 +10,11 @@ from typing import NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.utils import check_array, check_random_state
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.sparsefuncs import sparse_matmul_to_dense
 
-from ._spherical_kmeans_core import (
-    _rows,
-    assign,
-    farthest_points,
-    inverse_row_norms,
-    kmeans_plusplus,
-    normalize_sums,
-    random_centers,
-    row_blocks,
-    scores,
-)
+from ._numerics import assign, inertia, normalize_sums, row_blocks, rows_of, scores
+from ._seeding import farthest_points, same_direction_tol
 
 
 class LloydResult(NamedTuple):
@@ -34,6 +25,7 @@ class LloydResult(NamedTuple):
     inertia: float
     n_iter: int
     sums: np.ndarray
+    similarity: np.ndarray  # cosine of each row to its center
 
 
 def _moves(new, old, moved, weights, n_clusters):
@@ -94,7 +86,7 @@ def assign_and_accumulate(X, inv_norm, row_weights, centers, part, rows=None):
         blocks = [rows[block] for block in row_blocks(rows.size, n_clusters)]
     n_changed = 0
     for block in blocks:
-        data = _rows(X, block)
+        data = rows_of(X, block)
         block_scores = scores(data, centers)
         new = block_scores.argmax(axis=1).astype(np.int32)
         best = block_scores[np.arange(new.size), new]
@@ -121,8 +113,9 @@ def lloyd(X, inv_norm, weights, centers, *, max_iter, tol, verbose=0):
 
     After the first passes, only the rows whose bounds (see ``Partition``) allow a change of
     label are scored again, as in Hamerly's algorithm; the last pass scores every row, so
-    the labels and inertia returned are exact for the returned centers. Empty clusters are
-    re-seeded by farthest-first traversal. Returns a ``LloydResult``.
+    the labels and inertia returned are exact for the returned centers. A cluster left
+    empty is re-seeded at the farthest point (see :func:`reseed_empty`). Returns a
+    ``LloydResult``.
     """
     n_samples, n_clusters = X.shape[0], centers.shape[0]
     mass = weights * (inv_norm > 0)
@@ -133,22 +126,24 @@ def lloyd(X, inv_norm, weights, centers, *, max_iter, tol, verbose=0):
         n_changed = assign_and_accumulate(X, inv_norm, weighted_inv_norm, centers, part, rows)
         if verbose:
             scored = n_samples if rows is None else rows.size
-            print(f"Iteration {n_iter - 1}, inertia {weights @ (1 - part.similarity):.6g}"
+            print(f"Iteration {n_iter - 1}, inertia {inertia(weights, part.similarity):.6g}"
                   f"{' (upper bound)' if rows is not None else ''}, {scored} rows scored, "
                   f"{n_changed} labels changed.")
-        if n_changed == 0:
-            message = "strict convergence"
-            break
         empty = np.bincount(part.labels, weights=mass, minlength=n_clusters) == 0
         part.sums[empty] = 0  # drop rounding residue left by rows that moved out
         new_centers, nonempty = normalize_sums(part.sums, X.dtype)
+        n_reseeded = 0
         if not nonempty.all():
-            new_centers[~nonempty] = farthest_points(
-                X, inv_norm, weights, part.similarity, np.count_nonzero(~nonempty)
-            )
+            n_reseeded = reseed_empty(X, inv_norm, weights, centers, part, rows, new_centers,
+                                      ~nonempty)
+            if verbose:
+                print(f"{np.count_nonzero(~nonempty)} empty clusters, {n_reseeded} re-seeded.")
+        if n_changed == 0 and n_reseeded == 0:
+            message = "strict convergence"
+            break
         shifts = np.linalg.norm(new_centers - centers, axis=1)
         centers = new_centers
-        if shifts @ shifts <= tol:
+        if n_reseeded == 0 and shifts @ shifts <= tol:
             message = f"center shift {shifts @ shifts:.3g} within tolerance {tol:.3g}"
             break
         rows = part.rows_to_rescore(shifts)
@@ -156,8 +151,44 @@ def lloyd(X, inv_norm, weights, centers, *, max_iter, tol, verbose=0):
         print(f"Converged at iteration {n_iter - 1}: {message}.")
     if rows is not None or message != "strict convergence":
         assign_and_accumulate(X, inv_norm, weighted_inv_norm, centers, part)
-    inertia = float(weights @ (1 - part.similarity))
-    return LloydResult(centers, part.labels, inertia, n_iter, part.sums)
+    return LloydResult(centers, part.labels, inertia(weights, part.similarity), n_iter,
+                       part.sums, part.similarity)
+
+
+def reseed_empty(X, inv_norm, weights, centers, part, rows, new_centers, empty):
+    """Put the empty clusters' new centers at the farthest points; return how many.
+
+    The points are taken by farthest-first traversal (:func:`farthest_points`) from the
+    exact cosine of each row to its center (recomputed when the last pass scored only some
+    rows, whose ``part.similarity`` is then a bound). Clusters for which no point is left
+    away from every center (X has fewer distinct directions than clusters) keep their
+    previous center.
+    """
+    similarity = part.similarity if rows is None else assign(X, inv_norm, centers)[1]
+    empty = np.flatnonzero(empty)
+    points = farthest_points(X, inv_norm, weights, similarity, empty.size)
+    new_centers[empty[: len(points)]] = points
+    new_centers[empty[len(points):]] = centers[empty[len(points):]]
+    return len(points)
+
+
+def warn_if_clusters_missing(labels, similarity, mass, n_clusters, dtype):
+    """ConvergenceWarning (as KMeans') when fewer than n_clusters clusters hold a row.
+
+    Called by ``fit`` on its best run (the stack level points at the caller of fit).
+    """
+    n_found = np.count_nonzero(np.bincount(labels, weights=mass, minlength=n_clusters))
+    if n_found == n_clusters:
+        return
+    if np.all(1 - similarity[mass > 0] <= same_direction_tol(dtype)):
+        # Every row is on one of the n_found centers: that is all the directions there are.
+        cause = (f"X has only {n_found} distinct directions (rows that are positive "
+                 "multiples of one another count once; all-zero rows and rows of weight 0 "
+                 "not at all), so the other clusters are empty and their centers repeat")
+    else:
+        cause = "the last iteration emptied them; raise max_iter or tol"
+    warnings.warn(f"Number of distinct clusters ({n_found}) found smaller than n_clusters "
+                  f"({n_clusters}): {cause}.", ConvergenceWarning, stacklevel=4)
 
 
 def minibatch_step(X, inv_norm, weights, centers, sums):
@@ -180,69 +211,3 @@ def minibatch_step(X, inv_norm, weights, centers, sums):
     new_centers, nonempty = normalize_sums(sums, X.dtype)
     centers[nonempty] = new_centers[nonempty]
     return centers
-
-
-# -- runs ------------------------------------------------------------------------------
-
-
-def _check_init(init, n_clusters, n_features, dtype):
-    centers = check_array(init, dtype=dtype, copy=True, input_name="init")
-    if centers.shape != (n_clusters, n_features):
-        raise ValueError(
-            f"The shape of the initial centers {centers.shape} does not match "
-            f"(n_clusters, n_features) = {(n_clusters, n_features)}."
-        )
-    norms = np.linalg.norm(centers, axis=1)
-    if not (norms > 0).all():
-        raise ValueError("The initial centers must not contain all-zero rows.")
-    return centers / norms[:, None].astype(dtype)
-
-
-def _resolve_n_init(n_init, init):
-    if n_init == "auto":
-        return 10 if isinstance(init, str) and init == "random" else 1
-    if not isinstance(init, str) and n_init != 1:
-        warnings.warn(
-            "Explicit initial center position passed: performing only one init in "
-            f"SphericalKMeans instead of n_init={n_init}.",
-            RuntimeWarning,
-            stacklevel=4,
-        )
-        return 1
-    return n_init
-
-
-def initial_centers(X, inv_norm, weights, n_clusters, init, random_state):
-    if isinstance(init, str) and init == "k-means++":
-        return kmeans_plusplus(X, inv_norm, weights, n_clusters, random_state)
-    if isinstance(init, str):
-        return random_centers(X, inv_norm, weights, n_clusters, random_state)
-    return _check_init(init, n_clusters, X.shape[1], X.dtype)
-
-
-def best_of_runs(X, weights, *, n_clusters, init, n_init, max_iter, tol, verbose,
-                 random_state):
-    """The best of ``n_init`` seeded runs on validated X and weights, as a LloydResult.
-
-    ``init`` is "k-means++", "random" or an array-like of centers; ``n_init="auto"`` means
-    10 runs for "random" and 1 otherwise.
-    """
-    if X.shape[0] < n_clusters:
-        raise ValueError(f"n_samples={X.shape[0]} should be >= n_clusters={n_clusters}.")
-    inv_norm = inverse_row_norms(X)
-    if not (weights * inv_norm).any():
-        raise ValueError(
-            "All samples with a non-zero sample weight are zero vectors: their cosine "
-            "similarity is undefined, so there is nothing to cluster."
-        )
-    random_state = check_random_state(random_state)
-    best = None
-    for run in range(_resolve_n_init(n_init, init)):
-        centers = initial_centers(X, inv_norm, weights, n_clusters, init, random_state)
-        if verbose:
-            print(f"Initialization complete (run {run + 1}).")
-        result = lloyd(X, inv_norm, weights, centers, max_iter=max_iter, tol=tol,
-                       verbose=verbose)
-        if best is None or result.inertia < best.inertia:
-            best = result
-    return best
