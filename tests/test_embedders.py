@@ -10,7 +10,14 @@ from sklearn.base import clone
 from sklearn.exceptions import NotFittedError
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from sklearn_shufdiv.embedders import ShuffleDivideEmbedder, TfidfPositiveEmbedder, _training
+from sklearn_shufdiv.cluster import SphericalKMeans
+from sklearn_shufdiv.embedders import (
+    ShuffleDivideEmbedder,
+    TfidfPositiveEmbedder,
+    _selection,
+    _training,
+)
+from sklearn_shufdiv.embedders._selection import Candidate, SilhouetteCriterion, cluster
 
 SMALL = dict(max_epochs=2, batch_size=8, mini_batch_size=6, max_length=32, random_state=0,
              verbose=0)
@@ -158,8 +165,10 @@ def test_selection_by_silhouette(tiny_bert_path, corpus):
     assert embedder.selection_labels_.shape == (4, len(docs))
     assert embedder.selection_indices_.tolist() == list(range(len(docs)))
     # The kept weights are the best epoch's: re-scoring them gives the recorded value.
-    selection = _training.SilhouetteSelection(docs, 4, seed=0)
-    assert selection.silhouette(embedder.net_) == pytest.approx(max(scores), abs=1e-5)
+    embeddings = embedder.net_.embed(docs)
+    rescored = SilhouetteCriterion().score(Candidate(0, embeddings, cluster(embeddings, 4, 0)),
+                                           None)
+    assert rescored == pytest.approx(max(scores), abs=1e-5)
 
 
 @pytest.mark.parametrize("normalize", [True, False])
@@ -191,22 +200,20 @@ def test_fit_transform_reuses_the_selection_embeddings(tiny_bert_path, corpus, m
 
 
 def test_selection_clusters_with_restarts(tiny_bert_path, corpus, monkeypatch):
-    """Each epoch is scored on the best of several k-means runs, not on one that may
-    have landed in a poor local optimum."""
-    import sklearn_shufdiv.cluster
-
+    """Each epoch is scored on the clustering a user gets from SphericalKMeans: its
+    default restarts (the best objective kept), not a number of its own."""
     made = []
 
-    class Spy(sklearn_shufdiv.cluster.SphericalKMeans):
+    class Spy(SphericalKMeans):
         def fit(self, X, y=None, sample_weight=None):
             made.append(self.n_init)
             return super().fit(X, y, sample_weight)
 
-    monkeypatch.setattr(sklearn_shufdiv.cluster, "SphericalKMeans", Spy)
+    monkeypatch.setattr(_selection, "SphericalKMeans", Spy)
     docs, _ = corpus
     embedder = ShuffleDivideEmbedder(tiny_bert_path, **{**SMALL, "n_clusters": 4})
     embedder.fit(docs)
-    assert made == [_training.SELECTION_N_INIT] * 3 and _training.SELECTION_N_INIT > 1
+    assert made == [SphericalKMeans(4).n_init] * 3
 
 
 def test_save_pretrained_round_trip(fitted, corpus, tmp_path):
@@ -239,10 +246,10 @@ def test_too_few_training_documents(tiny_bert_path):
     with pytest.raises(ValueError, match="only 1 of 3 documents have at least"):
         ShuffleDivideEmbedder(tiny_bert_path, **SMALL).fit(
             ["One. Two. Three. Four.", "Short.", "Also short."])
-    with pytest.raises(ValueError, match="only 0 of 2 documents have a TF-IDF neighbour"):
+    with pytest.raises(ValueError, match="only 0 of 2 documents have a TF-IDF neighbor"):
         TfidfPositiveEmbedder(tiny_bert_path, tfidf_params={"min_df": 1}, **SMALL).fit(
             ["alpha beta", "gamma delta"])
-    with pytest.raises(ValueError, match="Could not mine TF-IDF neighbours.*min_df"):
+    with pytest.raises(ValueError, match="Could not mine TF-IDF neighbors.*min_df"):
         TfidfPositiveEmbedder(tiny_bert_path, **SMALL).fit(["alpha beta", "gamma delta"])
 
 
@@ -262,9 +269,9 @@ def test_duplicate_documents_are_never_negatives_of_each_other(tiny_bert_path, c
         embedder.fit(corpus_with_copies)
     for i, j in embedder.positive_pairs_:
         assert corpus_with_copies[i] != corpus_with_copies[j]  # a copy is not a positive
-    for keys, texts in seen:
+    for batch in seen:
         by_text = {}
-        for key, text in zip(keys.tolist(), texts):
+        for key, text in zip(batch.keys.tolist(), batch.texts):
             assert by_text.setdefault(text, key) == key  # equal texts, equal keys
 
 

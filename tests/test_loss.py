@@ -34,7 +34,7 @@ def test_matches_reference(n_pairs, temperature):
 
 
 def test_duplicate_documents_are_not_negatives():
-    # Mutual neighbours: pair (doc 0, doc 1) and pair (doc 1, doc 0), plus pair (2, 3).
+    # Mutual neighbors: pair (doc 0, doc 1) and pair (doc 1, doc 0), plus pair (2, 3).
     e = torch.randn(4, 6, generator=torch.Generator().manual_seed(0))
     views = torch.stack([e[0], e[1], e[2], e[1], e[0], e[3]])
     keys = torch.tensor([0, 1, 2, 1, 0, 3])
