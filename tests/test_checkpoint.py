@@ -6,28 +6,9 @@ import numpy as np
 import pytest
 
 from sklearn_shufdiv.embedders import ShuffleDivideEmbedder
-from sklearn_shufdiv.embedders._training import ContrastiveNet
 
 PARAMS = dict(max_epochs=3, batch_size=8, mini_batch_size=6, max_length=32, random_state=0,
               verbose=0, n_clusters=4)
-
-
-@pytest.fixture
-def interrupt_at(monkeypatch):
-    """Make the training step raise KeyboardInterrupt (Ctrl-C) on its n-th call."""
-    def install(n):
-        step = ContrastiveNet.train_step_single
-        calls = {"n": 0}
-
-        def interrupted(self, batch, **kwargs):
-            calls["n"] += 1
-            if calls["n"] == n:
-                raise KeyboardInterrupt
-            return step(self, batch, **kwargs)
-
-        monkeypatch.setattr(ContrastiveNet, "train_step_single", interrupted)
-        return lambda: monkeypatch.setattr(ContrastiveNet, "train_step_single", step)
-    return install
 
 
 def test_interrupted_fit_resumes_to_the_same_result(tiny_bert_path, corpus, tmp_path,

@@ -196,11 +196,13 @@ class BaseContrastiveEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         callbacks = [("views", SetEpochViews())]
         if fit.world_size > 1:
             callbacks.append(("average_gradients", AverageGradients()))
-        # The selection comes before the progress bar, which prints its score, and before
-        # the checkpoints, which save its state.
+        # The selection comes before the progress bar, which prints its score, and the
+        # user's callbacks, which may monitor it; the checkpoints come last, to save what
+        # all of them recorded (see ContrastiveNet.notify).
         callbacks.append(("selection", fit.selection))
         verbose = self.verbose if fit.rank == 0 else 0
         callbacks.append(("progress", ProgressBar(verbose, fit.selection.name)))
+        callbacks += list(self.callbacks or [])
         if fit.checkpoints is not None:
             callbacks.append(("checkpoint", EpochCheckpoint(fit.checkpoints, fit.selection)))
         return ContrastiveNet(
@@ -211,7 +213,7 @@ class BaseContrastiveEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
             criterion=CrossProcessNTXentLoss if fit.world_size > 1 else NTXentLoss,
             lr=self.learning_rate, optimizer__weight_decay=self.weight_decay,
             criterion__temperature=self.temperature, max_epochs=self.max_epochs,
-            callbacks=callbacks + list(self.callbacks or []), device=fit.device,
+            callbacks=callbacks, device=fit.device,
             verbose=verbose,
         )
 

@@ -6,7 +6,7 @@ batches of pairs of views, redrawn each epoch), one training step (tokenise the 
 views, cached contrastive backward) and the engine's callbacks: the epoch's views, the
 epoch selection (``_selection.py``), the progress bar and the checkpoints
 (``_checkpoint.py``). The user's skorch callbacks run after these, and see the history
-keys they write (``train_loss``, ``selection_score``, ...).
+keys they write (``train_loss``, ``selection_score``, ...); the checkpoints come last.
 
 skorch's way for a callback to stop training is to raise ``KeyboardInterrupt`` (its
 ``EarlyStopping`` does), which it catches; :class:`ContrastiveNet` tells such a request
@@ -168,15 +168,26 @@ class ContrastiveNet(NeuralNet):
         return dataset
 
     def notify(self, method_name, **cb_kwargs):
-        """skorch's notify, noting which user callback asked to stop training."""
+        """skorch's notify, noting which user callback asked to stop training.
+
+        The checkpoint callback comes last, after the user's, so that a checkpoint holds
+        what they recorded; it also runs when one of them stopped training, so that the
+        epoch it ended is saved. A ``KeyboardInterrupt`` raised by an engine callback is
+        Ctrl-C and goes straight up.
+        """
         getattr(self, method_name)(self, **cb_kwargs)
+        stop = None
         for name, callback in self.callbacks_:
+            if stop is not None and name != "checkpoint":
+                continue
             try:
                 getattr(callback, method_name)(self, **cb_kwargs)
-            except KeyboardInterrupt:
-                if name not in ENGINE_CALLBACKS:
-                    self.stop_requested_by_ = name
-                raise
+            except KeyboardInterrupt as exc:
+                if name in ENGINE_CALLBACKS:
+                    raise
+                self.stop_requested_by_, stop = name, exc
+        if stop is not None:
+            raise stop
 
     def train_epochs(self, batches, epochs):
         """Train ``epochs`` epochs on ``batches`` (an :class:`EpochBatches`).
