@@ -306,3 +306,20 @@ def test_transform_iter_streams_in_chunks(fitted, corpus):
     np.testing.assert_allclose(np.vstack(chunks), fitted.transform(docs), atol=1e-5)
     with pytest.raises(TypeError, match="single str"):
         next(fitted.transform_iter("one document"))
+
+
+def test_shared_parameters_are_documented_once_for_both():
+    """Every parameter is documented, in signature order, and the shared ones alike."""
+    import inspect
+
+    from numpydoc.docscrape import ClassDoc
+
+    docs = {}
+    for cls in (ShuffleDivideEmbedder, TfidfPositiveEmbedder):
+        documented = {p.name: (p.type, "\n".join(p.desc)) for p in ClassDoc(cls)["Parameters"]}
+        assert list(documented) == list(inspect.signature(cls).parameters)
+        docs[cls] = documented
+    shared = set(docs[ShuffleDivideEmbedder]) & set(docs[TfidfPositiveEmbedder])
+    assert len(shared) == 17
+    for name in shared:
+        assert docs[ShuffleDivideEmbedder][name] == docs[TfidfPositiveEmbedder][name], name
