@@ -1,6 +1,9 @@
 """The estimator contract of the two embedders, on a tiny local BERT."""
 
+import os
 import pickle
+import subprocess
+import sys
 import warnings
 
 import numpy as np
@@ -107,7 +110,8 @@ def test_clone_and_pickle(fitted, corpus):
 
 
 def test_fitted_on_gpu_unpickles_on_cpu(fitted, corpus, monkeypatch):
-    # skorch stores the device with the net; pretend the fit ran on CUDA.
+    # The device remapping only, on a CPU: skorch stores the device with the net; pretend
+    # the fit ran on CUDA (no tensor is on a GPU here; test_cuda_round_trip is the real one).
     docs, _ = corpus
     monkeypatch.setattr(fitted.net_, "device", "cuda")
     data = pickle.dumps(fitted)
@@ -224,10 +228,31 @@ def test_save_pretrained_round_trip(fitted, corpus, tmp_path):
                                atol=1e-5)
 
 
-def test_roberta_encoder(tiny_roberta_path, corpus):
+def test_roberta_encoder(tiny_roberta_path, corpus, tmp_path):
+    """RoBERTa (padding id 1, position ids offset by it) trains and embeds as a
+    hand-written mean pooling over transformers' own padded batch does."""
+    from transformers import AutoModel, AutoTokenizer
+
     docs, _ = corpus
-    embeddings = ShuffleDivideEmbedder(tiny_roberta_path, **SMALL).fit_transform(docs)
+    embedder = ShuffleDivideEmbedder(tiny_roberta_path, **SMALL)
+    embeddings = embedder.fit_transform(docs)
     assert embeddings.shape == (len(docs), 32) and np.isfinite(embeddings).all()
+    assert embedder.tokenizer_.pad_token_id == 1
+    embedder.save_pretrained(tmp_path / "tuned")
+    tokenizer = AutoTokenizer.from_pretrained(tmp_path / "tuned")
+    model = AutoModel.from_pretrained(tmp_path / "tuned").eval()
+    batch = tokenizer(docs, padding=True, truncation=True, max_length=32, return_tensors="pt")
+    with torch.inference_mode():
+        hidden = model(**batch).last_hidden_state
+    mask = batch["attention_mask"].unsqueeze(-1).float()
+    pooled = ((hidden * mask).sum(1) / mask.sum(1)).numpy()
+    pooled /= np.linalg.norm(pooled, axis=1, keepdims=True)
+    np.testing.assert_allclose(embeddings, pooled, atol=2e-5)
+    # And training moved it: the untuned encoder embeds differently.
+    untuned = ShuffleDivideEmbedder(tiny_roberta_path, **{**SMALL, "max_epochs": 0})
+    assert np.abs(untuned.fit_transform(docs) - embeddings).max() > 1e-3
+    losses = [row["train_loss"] for row in embedder.history_[1:]]
+    assert losses[-1] < losses[0]
 
 
 @pytest.mark.parametrize("X, error, match", [
@@ -323,3 +348,39 @@ def test_shared_parameters_are_documented_once_for_both():
     assert len(shared) == 17
     for name in shared:
         assert docs[ShuffleDivideEmbedder][name] == docs[TfidfPositiveEmbedder][name], name
+
+
+ROUND_TRIP = """
+import pickle, sys
+import numpy as np
+import torch
+
+assert not torch.cuda.is_available()
+embedder = pickle.load(open(sys.argv[1], "rb"))
+docs = pickle.load(open(sys.argv[2], "rb"))
+np.save(sys.argv[3], embedder.transform(docs))
+print(embedder.net_.device)
+"""
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
+def test_cuda_round_trip(tiny_bert_path, corpus, tmp_path):
+    """Fit on the GPU, pickle, load in a process that sees no GPU: it embeds on the CPU
+    as the GPU did, within bfloat16's precision."""
+    docs, _ = corpus
+    embedder = ShuffleDivideEmbedder(tiny_bert_path, **{**SMALL, "device": "cuda"}).fit(docs)
+    assert next(embedder.encoder_.parameters()).is_cuda
+    on_gpu = embedder.transform(docs)
+    (tmp_path / "fitted.pkl").write_bytes(pickle.dumps(embedder))
+    (tmp_path / "docs.pkl").write_bytes(pickle.dumps(docs))
+    (tmp_path / "load.py").write_text(ROUND_TRIP)
+    env = {**os.environ, "CUDA_VISIBLE_DEVICES": ""}
+    done = subprocess.run([sys.executable, str(tmp_path / "load.py"), str(tmp_path / "fitted.pkl"),
+                           str(tmp_path / "docs.pkl"), str(tmp_path / "cpu.npy")],
+                          capture_output=True, text=True, timeout=300, env=env)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.strip() == "cpu"
+    on_cpu = np.load(tmp_path / "cpu.npy")
+    # bf16 keeps 8 bits of mantissa: unit vectors agree to a few 1e-3 per coordinate.
+    np.testing.assert_allclose(on_cpu, on_gpu, atol=3e-2)
+    assert (on_cpu * on_gpu).sum(axis=1).min() > 0.999

@@ -52,6 +52,47 @@ def test_word_level_variant_shuffles_words():
     a, b = sd.sample(np.random.default_rng(1)).texts_a[0], sd.units_[0]
     assert b == doc.split()
     assert len(a.split()) == len(doc.split()) // 2
+    # Drawn views: the halves partition the document's words, in a shuffled order.
+    docs = [doc, "One two three. Four five. Six seven eight nine. Ten eleven twelve."]
+    sd = ShuffleDividePositives(4, unit="word", sentence_splitter=split_on_periods).fit(docs)
+    reordered = 0
+    for seed in range(5):
+        pairs = sd.sample(np.random.default_rng(seed))
+        for document, view_a, view_b in zip(docs, pairs.texts_a, pairs.texts_b):
+            words = document.split()
+            assert Counter(view_a.split()) + Counter(view_b.split()) == Counter(words)
+            assert len(view_a.split()) == len(words) // 2
+            reordered += (view_a + " " + view_b).split() != words
+    assert reordered == 10  # 10 and 12 words: a draw keeps their order once in 10! or 12!
+
+
+def views_by_document(batches):
+    """Each document's (view a, view b), matched by its index, from an epoch's batches."""
+    views = {}
+    for batch in batches.batches:
+        half = len(batch) // 2
+        for i in range(half):
+            views[int(batch.documents[i])] = (batch.texts[i], batch.texts[half + i])
+    return views
+
+
+def test_each_documents_views_are_redrawn_each_epoch(corpus):
+    """Issue 16.1: not only the order of the pairs changes between epochs: each document's
+    own pair of halves does (views drawn from a fixed generator would fail this)."""
+    docs, _ = corpus
+    sd = ShuffleDividePositives(sentence_splitter=split_on_periods).fit(docs)
+    batches = EpochBatches(sd, batch_size=10, seed=0)
+    batches.set_epoch(1)
+    first = views_by_document(batches)
+    batches.set_epoch(2)
+    second = views_by_document(batches)
+    assert sorted(first) == sorted(second) == sd.document_indices_.tolist()
+    changed = sum(first[d] != second[d] for d in first)
+    # 4 to 8 sentences a document: a draw repeats with probability at most 1/24.
+    assert changed >= 0.8 * len(first), changed
+    for d, (view_a, view_b) in first.items():  # and each pair still partitions its document
+        assert sorted(split_on_periods(view_a) + split_on_periods(view_b)) == sorted(
+            split_on_periods(docs[d]))
 
 
 def test_epoch_batches_redraw_views_and_are_reproducible(corpus):
