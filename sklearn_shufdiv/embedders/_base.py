@@ -141,12 +141,13 @@ class BaseContrastiveEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         documents = check_documents(X)
         tokenizer, encoder = load_encoder(self.model_name_or_path, self.verbose)
         fit = self._begin_fit(documents)
-        if params is not None and fit.rank == 0:
+        if params is not None:  # every process resumes; rank 0 writes
             described = {"params": params, "documents": documents_digest(fit.documents),
                          "model": model_digest(tokenizer, encoder)}
             fit.checkpoints = CheckpointDir(self.checkpoint_dir, fingerprint(**described),
                                             described)
-            fit.checkpoints.check_writable()
+            if fit.rank == 0:
+                fit.checkpoints.check_writable()
         net = self._make_net(fit, tokenizer, encoder)
         cuda = [torch.device(fit.device)] if torch.device(fit.device).type == "cuda" else []
         with torch.random.fork_rng(devices=cuda):
@@ -203,7 +204,7 @@ class BaseContrastiveEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         verbose = self.verbose if fit.rank == 0 else 0
         callbacks.append(("progress", ProgressBar(verbose, fit.selection.name)))
         callbacks += list(self.callbacks or [])
-        if fit.checkpoints is not None:
+        if fit.checkpoints is not None and fit.rank == 0:
             callbacks.append(("checkpoint", EpochCheckpoint(fit.checkpoints, fit.selection)))
         return ContrastiveNet(
             encoder.to(fit.device), tokenizer=tokenizer,
