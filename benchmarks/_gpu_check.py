@@ -98,12 +98,13 @@ def model_path(random_weights=False):
 
 
 def estimator_check(path, documents, device, quick):
-    """One epoch of ``ShuffleDivideEmbedder(device=...)`` and its transform, timed."""
+    """One epoch of ``ShuffleDivideEmbedder(device=...)`` and its transform, timed, with the
+    device's defaults (``mini_batch_size="auto"``, fused AdamW)."""
     from sklearn_shufdiv import ShuffleDivideEmbedder
 
     n = 64 if quick else 1280
     embedder = ShuffleDivideEmbedder(
-        path, max_length=128, batch_size=32 if quick else 320, mini_batch_size=32,
+        path, max_length=128, batch_size=32 if quick else 320, mini_batch_size="auto",
         max_epochs=1, device=device, random_state=0, verbose=0,
         sentence_splitter=bench.split_sentences,
     )
@@ -115,6 +116,8 @@ def estimator_check(path, documents, device, quick):
                 transform_docs_per_s=n / transform_s, shape=list(out["x"].shape),
                 finite=bool(np.isfinite(out["x"]).all()),
                 autocast_dtype=str(embedder.net_.autocast_dtype),
+                mini_batch_size=embedder.net_.mini_batch_size,
+                fused_adamw=bool(embedder.net_.optimizer_.defaults.get("fused")),
                 train_loss=embedder.history_[-1]["train_loss"])
 
 
@@ -147,7 +150,8 @@ def main(argv=None):
     est = results["estimator"]
     print(f"\nestimator on {args.device}: fit {est['documents']} docs (1 epoch) "
           f"{est['fit_seconds']:.1f} s, transform {est['transform_docs_per_s']:.0f} docs/s, "
-          f"autocast {est['autocast_dtype']}, finite {est['finite']}")
+          f"autocast {est['autocast_dtype']}, mini_batch_size {est['mini_batch_size']}, "
+          f"fused AdamW {est['fused_adamw']}, finite {est['finite']}")
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     name = f"embedder_{torch.device(args.device).type}_check{'_quick' if args.quick else ''}"

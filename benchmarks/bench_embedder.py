@@ -93,24 +93,38 @@ def load_documents(n_docs, data_home=DATA_HOME):
 def load_views(n_docs, data_home=DATA_HOME, documents=None):
     """The documents (:func:`load_documents` unless given) and one draw of their Shuffle &
     Divide pairs, in a fixed random order (batches mix lengths as training batches do)."""
-    from sklearn_shufdiv.embedders._positives import ShuffleDivide
+    from sklearn_shufdiv.embedders import ShuffleDividePositives
 
     if documents is None:
         documents = load_documents(n_docs, data_home)
     documents = list(documents[:n_docs])
-    strategy = ShuffleDivide(sentence_splitter=split_sentences).fit(documents, 0)
+    strategy = ShuffleDividePositives(sentence_splitter=split_sentences).fit(documents, 0)
     pairs = strategy.sample(np.random.default_rng(0))
     permutation = np.random.default_rng(1).permutation(len(pairs))
     return documents, pairs, permutation
 
 
+def view_batch(keys, texts):
+    """A training batch as the engine takes it."""
+    from sklearn_shufdiv.embedders import ViewBatch
+
+    keys = np.asarray(keys)
+    return ViewBatch(list(texts), torch.as_tensor(keys), keys)
+
+
 def pair_batch(pairs, permutation, n_pairs, start=0):
-    """``(keys, texts)`` as ``EpochBatches`` makes them, and the two columns for the peer."""
+    """The batch as ``EpochBatches`` makes it, and the two columns for the peer."""
     chunk = permutation[start:start + n_pairs]
     anchors = [pairs.texts_a[i] for i in chunk]
     positives = [pairs.texts_b[i] for i in chunk]
-    keys = torch.as_tensor(np.concatenate([pairs.keys_a[chunk], pairs.keys_b[chunk]]))
-    return (keys, anchors + positives), anchors, positives
+    keys = np.concatenate([pairs.keys_a[chunk], pairs.keys_b[chunk]])
+    return view_batch(keys, anchors + positives), anchors, positives
+
+
+def token_lengths(tokenizer, texts, max_length):
+    """Tokens of each text, special tokens included, as the engine tokenises them."""
+    ids = tokenizer(list(texts), truncation=True, max_length=max_length)["input_ids"]
+    return np.array([len(row) for row in ids])
 
 
 def synchronize(device):
@@ -151,14 +165,10 @@ def non_embedding_parameters(encoder):
     return sum(p.numel() for p in encoder.transformer.encoder.parameters())
 
 
-def engine_plan(tokenizer, texts, max_length, mini_batch_size):
-    """Token counts of our training step on ``texts``: real, padded, and those run twice."""
-    from sklearn_shufdiv.embedders._batching import graph_prefix, padded_groups, tokenize
-
-    token_ids = tokenize(tokenizer, texts, max_length)
-    batches, _ = padded_groups(token_ids, mini_batch_size, tokenizer.pad_token_id, "cpu")
-    budget = min(len(token_ids), mini_batch_size) * max(map(len, token_ids))
-    keep = graph_prefix(batches, budget)
+def engine_plan(net, texts):
+    """Token counts of the net's training step on ``texts`` (its own plan of mini-batches,
+    at its ``max_length`` and ``mini_batch_size``): real, padded, and those run twice."""
+    batches, _, keep = net.mini_batches(texts)
     real = [int(mask.sum()) for _, mask in batches]
     return dict(real_tokens=sum(real), padded_tokens=sum(ids.numel() for ids, _ in batches),
                 mini_batches=len(batches), kept_graphs=keep,
@@ -168,11 +178,9 @@ def engine_plan(tokenizer, texts, max_length, mini_batch_size):
 def peer_plan(tokenizer, anchors, positives, max_length, mini_batch_size=None):
     """Padded tokens of sentence-transformers' step: each column padded to its longest
     member, or, cached, each ``mini_batch_size`` slice of a column to its own longest."""
-    from sklearn_shufdiv.embedders._batching import tokenize
-
     padded = real = 0
     for column in (anchors, positives):
-        lengths = np.array([len(ids) for ids in tokenize(tokenizer, column, max_length)])
+        lengths = token_lengths(tokenizer, column, max_length)
         real += int(lengths.sum())
         step = mini_batch_size or len(lengths)
         padded += sum(int(lengths[i:i + step].max()) * len(lengths[i:i + step])
@@ -189,17 +197,16 @@ def quiet_transformers():
 
 # -- the two sides ---------------------------------------------------------------------
 def make_net(model_path, max_length, mini_batch_size, device):
-    """Our engine, built as ``BaseContrastiveEmbedder.fit`` builds it."""
-    from sklearn_shufdiv.embedders import load_encoder
-    from sklearn_shufdiv.embedders._training import ContrastiveNet
+    """Our engine, built as ``BaseContrastiveEmbedder.fit`` builds it (AdamW, fused where
+    torch has a kernel for the device)."""
+    from sklearn_shufdiv.embedders import ContrastiveNet, load_encoder
 
     tokenizer, encoder = load_encoder(model_path)
     net = ContrastiveNet(
         encoder.to(device), tokenizer=tokenizer, max_length=max_length,
         mini_batch_size=mini_batch_size, amp_dtype=torch.bfloat16,
-        optimizer=torch.optim.AdamW, lr=LEARNING_RATE, optimizer__weight_decay=WEIGHT_DECAY,
-        criterion__temperature=TEMPERATURE, max_epochs=1, batch_size=mini_batch_size,
-        callbacks=[], device=device, verbose=0,
+        lr=LEARNING_RATE, optimizer__weight_decay=WEIGHT_DECAY,
+        criterion__temperature=TEMPERATURE, max_epochs=1, device=device, verbose=0,
     )
     return net.initialize()
 
@@ -282,10 +289,7 @@ def measure_transform(case, documents, model_path, peer, config, device, peak):
             (ours if name == "ours" else theirs).append(timed(fn, device))
         peak.sample()
     difference = float(np.abs(out["ours"] - out["theirs"]).max())
-    tokenizer = embedder.tokenizer_
-    from sklearn_shufdiv.embedders._batching import tokenize
-
-    lengths = [len(ids) for ids in tokenize(tokenizer, docs, case["max_length"])]
+    lengths = token_lengths(embedder.tokenizer_, docs, case["max_length"])
     ours_s, theirs_s = min(ours), min(theirs)
     return dict(case, batch_size=config["mini_batch_size"], repeat=repeat,
                 ours_s=ours_s, theirs_s=theirs_s,
@@ -298,7 +302,7 @@ def measure_train(case, net, peer, pairs, permutation, config, device, peak, n_p
     mbs = config["mini_batch_size"]
     batch, anchors, positives = pair_batch(pairs, permutation, case["pairs"])
     net.max_length, net.mini_batch_size = case["max_length"], mbs
-    plan = engine_plan(net.tokenizer, batch[1], case["max_length"], mbs)
+    plan = engine_plan(net, batch.texts)
     peer_mbs = mbs if case["peer"] == "CachedMNRL" else None
     their_plan = peer_plan(net.tokenizer, anchors, positives, case["max_length"], peer_mbs)
     ours, theirs = [], []
@@ -337,9 +341,9 @@ def memory_child(spec_path):
     device = spec["device"]
     net = make_net(spec["model_path"], 16, spec["mini_batch_size"], device)
     # A tiny first step allocates what every step holds (gradients, AdamW state).
-    net.train_step((torch.as_tensor(spec["warm_keys"]), spec["warm_texts"]))
+    net.train_step(view_batch(spec["warm_keys"], spec["warm_texts"]))
     net.max_length = spec["max_length"]
-    batch = (torch.as_tensor(spec["keys"]), spec["texts"])
+    batch = view_batch(spec["keys"], spec["texts"])
     gc.collect()
     before = _current_rss()
     if torch.device(device).type == "cuda":
@@ -347,7 +351,7 @@ def memory_child(spec_path):
     seconds = timed(lambda: net.train_step(batch), device)
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # KiB on Linux
     high_water = _status_bytes("VmHWM")  # the same, read from /proc, as a cross-check
-    plan = engine_plan(net.tokenizer, batch[1], spec["max_length"], spec["mini_batch_size"])
+    plan = engine_plan(net, batch.texts)
     result = dict(max_length=spec["max_length"], mini_batch_size=spec["mini_batch_size"],
                   views=len(spec["texts"]), seconds=seconds, peak_rss_bytes=peak,
                   vm_hwm_bytes=high_water,
@@ -393,11 +397,9 @@ def estimate_uncached(mem, spec, pairs, permutation, tokenizer, cached):
     per token of small plain steps (all graphs kept; a mini_batch_size as large as the
     step), on views like the batch's and on views that fill max_length (the naive single
     padded chunk), times the whole batch's tokens, over the cached step's baseline."""
-    from sklearn_shufdiv.embedders._batching import tokenize
-
     length, n_views, probe_pairs = mem["max_length"], 2 * mem["pairs"], mem["probe_views"] // 2
-    long_a = np.array([len(ids) for ids in tokenize(tokenizer, pairs.texts_a, length)])
-    long_b = np.array([len(ids) for ids in tokenize(tokenizer, pairs.texts_b, length)])
+    long_a = token_lengths(tokenizer, pairs.texts_a, length)
+    long_b = token_lengths(tokenizer, pairs.texts_b, length)
     full_width = permutation[(long_a[permutation] >= length) & (long_b[permutation] >= length)]
     estimates = {}
     for name, order, batch_tokens in (
@@ -427,8 +429,8 @@ def measure_memory(config, device, pairs, permutation, tokenizer, n_params, mode
     def spec(batch, mini_batch_size):
         return dict(device=device, threads=torch.get_num_threads(), max_length=length,
                     model_path=str(model_path),
-                    mini_batch_size=mini_batch_size, keys=batch[0].tolist(), texts=batch[1],
-                    warm_keys=warm[0].tolist(), warm_texts=warm[1])
+                    mini_batch_size=mini_batch_size, keys=batch.keys.tolist(),
+                    texts=batch.texts, warm_keys=warm.keys.tolist(), warm_texts=warm.texts)
 
     batch, _, _ = pair_batch(pairs, permutation, mem["pairs"])
     n_views = 2 * mem["pairs"]
@@ -570,6 +572,7 @@ def run(config, device, data_home, memory=True, model_path=None, documents=None)
                    model=str(model_path),
                    platform=platform.platform(), processor=platform.processor(),
                    attn_implementation=net.module_.transformer.config._attn_implementation,
+                   fused_adamw=bool(net.optimizer_.defaults.get("fused")),
                    non_embedding_parameters=n_params, config=config, targets=TARGETS,
                    repeat=config["repeat"], matmul_dtype=str(peak.dtype).replace("torch.", ""))
     # Transform first, while both models still hold the same (pretrained) weights.

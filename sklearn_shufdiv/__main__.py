@@ -38,8 +38,8 @@ def main(argv=None):
     except CLIError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print("error: interrupted", file=sys.stderr)
+    except KeyboardInterrupt as exc:  # a CLIInterrupted says how to resume
+        print(f"error: {exc}" if str(exc) else "error: interrupted", file=sys.stderr)
         return 130
 
 

@@ -117,3 +117,32 @@ def tiny_roberta_path(tmp_path_factory, corpus):
     )
     RobertaModel(config).save_pretrained(path)
     return str(path)
+
+
+@pytest.fixture
+def interrupt_at(monkeypatch):
+    """Make the training step raise KeyboardInterrupt (Ctrl-C) on its n-th call.
+
+    ``install(n)`` returns a function that puts the real step back;
+    ``install.steps["n"]`` counts the training steps attempted since (each call,
+    interrupted or not).
+    """
+    from sklearn_shufdiv.embedders._training import ContrastiveNet
+
+    step = ContrastiveNet.train_step_single
+    steps = {"n": 0}
+
+    def install(n):
+        steps["n"] = 0
+
+        def interrupted(self, batch, **kwargs):
+            steps["n"] += 1
+            if steps["n"] == n:
+                raise KeyboardInterrupt
+            return step(self, batch, **kwargs)
+
+        monkeypatch.setattr(ContrastiveNet, "train_step_single", interrupted)
+        return lambda: monkeypatch.setattr(ContrastiveNet, "train_step_single", step)
+
+    install.steps = steps
+    return install

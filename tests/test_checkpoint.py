@@ -1,33 +1,22 @@
-"""Checkpoints: an interrupted fit resumes from its last completed epoch, nothing lost."""
+"""Checkpoints: an interrupted fit resumes from its last completed epoch, nothing lost;
+nothing in a checkpoint runs code, and a checkpoint of another fit is refused."""
 
+import hashlib
+import json
 import os
+import pickle
+import shutil
+import types
 
 import numpy as np
 import pytest
+import torch
+from sklearn.model_selection import GridSearchCV
 
 from sklearn_shufdiv.embedders import ShuffleDivideEmbedder
-from sklearn_shufdiv.embedders._training import ContrastiveNet
 
 PARAMS = dict(max_epochs=3, batch_size=8, mini_batch_size=6, max_length=32, random_state=0,
               verbose=0, n_clusters=4)
-
-
-@pytest.fixture
-def interrupt_at(monkeypatch):
-    """Make the training step raise KeyboardInterrupt (Ctrl-C) on its n-th call."""
-    def install(n):
-        step = ContrastiveNet.train_step_single
-        calls = {"n": 0}
-
-        def interrupted(self, batch, **kwargs):
-            calls["n"] += 1
-            if calls["n"] == n:
-                raise KeyboardInterrupt
-            return step(self, batch, **kwargs)
-
-        monkeypatch.setattr(ContrastiveNet, "train_step_single", interrupted)
-        return lambda: monkeypatch.setattr(ContrastiveNet, "train_step_single", step)
-    return install
 
 
 def test_interrupted_fit_resumes_to_the_same_result(tiny_bert_path, corpus, tmp_path,
@@ -39,11 +28,12 @@ def test_interrupted_fit_resumes_to_the_same_result(tiny_bert_path, corpus, tmp_
     embedder = ShuffleDivideEmbedder(tiny_bert_path, checkpoint_dir=tmp_path, **PARAMS)
     with pytest.warns(RuntimeWarning, match="interrupted after 2 of 3 epochs.*checkpoint_dir"):
         embedder.fit(docs)
-    assert sorted(os.listdir(tmp_path)) == ["epoch-2"]
+    # The newest checkpoint, and the one before to fall back to should it be unreadable.
+    assert sorted(os.listdir(tmp_path)) == ["epoch-1", "epoch-2"]
     restore()
 
     resumed = ShuffleDivideEmbedder(tiny_bert_path, checkpoint_dir=tmp_path, **PARAMS).fit(docs)
-    assert sorted(os.listdir(tmp_path)) == ["epoch-3"]
+    assert sorted(os.listdir(tmp_path)) == ["epoch-2", "epoch-3"]
     def without_durations(history):
         return [{k: v for k, v in row.items() if k != "duration"} for row in history]
 
@@ -56,9 +46,11 @@ def test_a_complete_checkpoint_is_loaded_without_training(tiny_bert_path, corpus
                                                           interrupt_at):
     docs, _ = corpus
     first = ShuffleDivideEmbedder(tiny_bert_path, checkpoint_dir=tmp_path, **PARAMS).fit(docs)
-    interrupt_at(1)  # any training step would now stop the fit
+    interrupt_at(1)  # any training step would now stop the fit, and is counted
     again = ShuffleDivideEmbedder(tiny_bert_path, checkpoint_dir=tmp_path, **PARAMS).fit(docs)
+    assert interrupt_at.steps["n"] == 0  # not a step was attempted (skorch swallows Ctrl-C)
     np.testing.assert_array_equal(again.transform(docs), first.transform(docs))
+    assert again.history_ == first.history_
 
 
 def test_a_checkpoint_of_another_fit_is_refused(tiny_bert_path, corpus, tmp_path):
@@ -74,3 +66,186 @@ def test_a_checkpoint_of_another_fit_is_refused(tiny_bert_path, corpus, tmp_path
     longer = ShuffleDivideEmbedder(tiny_bert_path, checkpoint_dir=tmp_path,
                                    **{**params, "max_epochs": 2}).fit(docs)
     assert [row["epoch"] for row in longer.history_] == [0, 1, 2]
+
+
+def split_on_periods(text):
+    """A module-level sentence splitter: recognised by name in another process."""
+    return [part.strip() + "." for part in text.split(".") if part.strip()]
+
+
+def without_durations(history):
+    return [{k: v for k, v in row.items() if k != "duration"} for row in history]
+
+
+# -- nothing loaded from a checkpoint runs code (issue 13.1) -----------------------------
+def crafted_pickle(marker):
+    """A pickle whose object reduces to a function call (here: making a folder)."""
+    class Payload:
+        def __reduce__(self):
+            return (os.mkdir, (str(marker),))
+    return pickle.dumps(Payload())
+
+
+@pytest.mark.filterwarnings("ignore:Detected pickle protocol")
+def test_a_crafted_checkpoint_runs_no_code(tiny_bert_path, corpus, tmp_path):
+    docs, _ = corpus
+    params = {**PARAMS, "max_epochs": 1, "n_clusters": None}
+    marker = tmp_path / "code-ran"
+    # 1. The old format: a state.pt whose object reduces to a function call.
+    old = tmp_path / "old" / "epoch-1"
+    old.mkdir(parents=True)
+    (old / "state.pt").write_bytes(crafted_pickle(marker))
+    with pytest.raises(ValueError, match="earlier version.*not loaded.*Delete"):
+        ShuffleDivideEmbedder(tiny_bert_path, checkpoint_dir=old.parent, **params).fit(docs)
+    assert not marker.exists()
+    # 2. A checkpoint of this fit whose optimizer.pt was replaced, with its hash updated.
+    ck = tmp_path / "ck"
+    ShuffleDivideEmbedder(tiny_bert_path, checkpoint_dir=ck, **params).fit(docs)
+    (ck / "epoch-1" / "optimizer.pt").write_bytes(crafted_pickle(marker))
+    manifest = json.loads((ck / "epoch-1" / "checkpoint.json").read_text())
+    manifest["files"]["optimizer.pt"] = hashlib.sha256(
+        (ck / "epoch-1" / "optimizer.pt").read_bytes()).hexdigest()
+    (ck / "epoch-1" / "checkpoint.json").write_text(json.dumps(manifest))
+    with pytest.raises(ValueError, match="no readable checkpoint.*could not be loaded"):
+        ShuffleDivideEmbedder(tiny_bert_path, checkpoint_dir=ck, **params).fit(docs)
+    assert not marker.exists()
+
+
+# -- the fingerprint is of what the fit is (issue 13.2, 13.3) ----------------------------
+def test_another_model_under_the_same_name_is_refused(tiny_bert_path, corpus, tmp_path,
+                                                      monkeypatch):
+    from transformers import BertModel
+
+    docs, _ = corpus
+    for folder, seed in (("a", None), ("b", 1)):
+        shutil.copytree(tiny_bert_path, tmp_path / folder / "model")
+        if seed is not None:  # the same architecture, other weights
+            model = BertModel.from_pretrained(tmp_path / folder / "model")
+            torch.manual_seed(seed)
+            with torch.no_grad():
+                for parameter in model.parameters():
+                    parameter.add_(0.1 * torch.randn_like(parameter))
+            model.save_pretrained(tmp_path / folder / "model")
+    params = {**PARAMS, "max_epochs": 1, "n_clusters": None}
+    ck = tmp_path / "ck"
+    monkeypatch.chdir(tmp_path / "a")
+    ShuffleDivideEmbedder("model", checkpoint_dir=ck, **params).fit(docs)
+    monkeypatch.chdir(tmp_path / "b")
+    with pytest.raises(ValueError, match="the model differs"):
+        ShuffleDivideEmbedder("model", checkpoint_dir=ck, **params).fit(docs)
+    # The same model under another path is the same model: it resumes.
+    moved = ShuffleDivideEmbedder(str(tmp_path / "a" / "model"), checkpoint_dir=ck,
+                                  **{**params, "max_epochs": 2}).fit(docs)
+    assert [row["epoch"] for row in moved.history_] == [0, 1, 2]
+
+
+def test_a_random_state_instance_resumes(tiny_bert_path, corpus, tmp_path, interrupt_at):
+    docs, _ = corpus
+    params = {**PARAMS, "max_epochs": 2}
+    whole = ShuffleDivideEmbedder(tiny_bert_path, **{**params, "random_state":
+                                                     np.random.RandomState(0)}).fit(docs)
+    restore = interrupt_at(6 + 2)
+    with pytest.warns(RuntimeWarning, match="interrupted after 1 of 2"):
+        ShuffleDivideEmbedder(tiny_bert_path, checkpoint_dir=tmp_path, **{
+            **params, "random_state": np.random.RandomState(0)}).fit(docs)
+    restore()
+    resumed = ShuffleDivideEmbedder(tiny_bert_path, checkpoint_dir=tmp_path, **{
+        **params, "random_state": np.random.RandomState(0)}).fit(docs)
+    assert without_durations(resumed.history_) == without_durations(whole.history_)
+    np.testing.assert_array_equal(resumed.transform(docs), whole.transform(docs))
+
+
+def test_a_function_is_recognised_by_name_and_a_lambda_refused(tiny_bert_path, corpus,
+                                                                tmp_path):
+    docs, _ = corpus
+    params = {**PARAMS, "max_epochs": 1, "n_clusters": None}
+    ShuffleDivideEmbedder(tiny_bert_path, checkpoint_dir=tmp_path,
+                          sentence_splitter=split_on_periods, **params).fit(docs)
+    # The same function as another process loads it: another object, the same name.
+    reloaded = types.FunctionType(split_on_periods.__code__, split_on_periods.__globals__,
+                                  split_on_periods.__name__)
+    assert reloaded is not split_on_periods
+    longer = ShuffleDivideEmbedder(tiny_bert_path, checkpoint_dir=tmp_path,
+                                   sentence_splitter=reloaded,
+                                   **{**params, "max_epochs": 2}).fit(docs)
+    assert [row["epoch"] for row in longer.history_] == [0, 1, 2]
+    with pytest.raises(ValueError, match="sentence_splitter.*lambda.*top level of a module"):
+        ShuffleDivideEmbedder(tiny_bert_path, checkpoint_dir=tmp_path / "other",
+                              sentence_splitter=lambda text: text.split("."),
+                              **params).fit(docs)
+
+
+# -- damaged checkpoints (issue 13.14) ---------------------------------------------------
+@pytest.fixture(scope="module")
+def finished(tiny_bert_path, corpus, tmp_path_factory):
+    """A whole 3-epoch fit, and the checkpoints of the same fit (epochs 2 and 3 kept)."""
+    docs, _ = corpus
+    whole = ShuffleDivideEmbedder(tiny_bert_path, **PARAMS).fit(docs)
+    ck = tmp_path_factory.mktemp("finished")
+    ShuffleDivideEmbedder(tiny_bert_path, checkpoint_dir=ck, **PARAMS).fit(docs)
+    assert sorted(os.listdir(ck)) == ["epoch-2", "epoch-3"]
+    return whole, ck
+
+
+def truncate(path):
+    path.write_bytes(path.read_bytes()[: path.stat().st_size // 2])
+
+
+DAMAGES = {
+    "params truncated": lambda d: truncate(d / "params.safetensors"),
+    "optimizer empty": lambda d: (d / "optimizer.pt").write_bytes(b""),
+    "history truncated": lambda d: truncate(d / "history.json"),
+    "tensors missing": lambda d: (d / "tensors.safetensors").unlink(),
+    "manifest truncated": lambda d: truncate(d / "checkpoint.json"),
+}
+
+
+@pytest.mark.parametrize("damage", DAMAGES, ids=list(DAMAGES))
+def test_a_damaged_checkpoint_falls_back_to_the_previous_epoch(tiny_bert_path, corpus,
+                                                               tmp_path, finished, damage):
+    docs, _ = corpus
+    whole, source = finished
+    ck = tmp_path / "ck"
+    shutil.copytree(source, ck)
+    DAMAGES[damage](ck / "epoch-3")
+    with pytest.warns(RuntimeWarning, match=r"epoch-3.*(damaged|unreadable|incomplete).*"
+                                            r"Resuming from epoch 2 instead"):
+        resumed = ShuffleDivideEmbedder(tiny_bert_path, checkpoint_dir=ck, **PARAMS).fit(docs)
+    assert without_durations(resumed.history_) == without_durations(whole.history_)
+    np.testing.assert_array_equal(resumed.transform(docs), whole.transform(docs))
+    assert sorted(os.listdir(ck)) == ["epoch-2", "epoch-3"]  # epoch 3 written again
+
+
+def test_no_readable_checkpoint_is_a_clear_error(tiny_bert_path, corpus, tmp_path, finished):
+    docs, _ = corpus
+    shutil.copytree(finished[1], tmp_path / "ck")
+    for epoch in (2, 3):
+        truncate(tmp_path / "ck" / f"epoch-{epoch}" / "params.safetensors")
+    with pytest.raises(ValueError, match=r"holds no readable checkpoint.*epoch-3.*"
+                                         r"params.safetensors.*Delete the folder"):
+        ShuffleDivideEmbedder(tiny_bert_path, checkpoint_dir=tmp_path / "ck",
+                              **PARAMS).fit(docs)
+
+
+# -- weak spots ------------------------------------------------------------------------
+def test_an_unwritable_checkpoint_dir_fails_before_training(tiny_bert_path, corpus,
+                                                            tmp_path, interrupt_at):
+    docs, _ = corpus
+    (tmp_path / "a-file").write_text("")
+    interrupt_at(10**9)  # counts the steps
+    with pytest.raises(OSError, match="checkpoint_dir=.*cannot be written"):
+        ShuffleDivideEmbedder(tiny_bert_path, checkpoint_dir=tmp_path / "a-file" / "ck",
+                              **PARAMS).fit(docs)
+    assert interrupt_at.steps["n"] == 0
+
+
+def test_a_grid_search_over_one_checkpoint_dir_is_a_clear_error(tiny_bert_path, corpus,
+                                                                tmp_path):
+    docs, _ = corpus
+    embedder = ShuffleDivideEmbedder(tiny_bert_path, checkpoint_dir=tmp_path,
+                                     **{**PARAMS, "max_epochs": 1, "n_clusters": None})
+    everything = np.arange(len(docs))
+    search = GridSearchCV(embedder, {"learning_rate": [1e-4, 1e-3]}, error_score="raise",
+                          scoring=lambda est, X, y=None: 0.0, cv=[(everything, everything)])
+    with pytest.raises(ValueError, match=r"learning_rate was 0.0001, now 0.001.*GridSearchCV"):
+        search.fit(docs)

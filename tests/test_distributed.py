@@ -1,4 +1,5 @@
-"""Two processes (torchrun, gloo, CPU) train exactly as one process on the global batch."""
+"""Two processes (torchrun, gloo, CPU) train exactly as one process on the global batch:
+two epochs with the epoch selection on and checkpoints written, as a user runs it."""
 
 import json
 import os
@@ -11,24 +12,26 @@ import numpy as np
 import pytest
 import torch
 
-from sklearn_shufdiv.embedders import ShuffleDivideEmbedder
+from sklearn_shufdiv.embedders import ShuffleDivideEmbedder, load_encoder
 
-PARAMS = dict(max_epochs=1, batch_size=8, mini_batch_size=3, max_length=32, random_state=0,
-              verbose=0, normalize=False)
+PARAMS = dict(max_epochs=2, batch_size=8, mini_batch_size=3, max_length=32, random_state=0,
+              verbose=0, normalize=False, n_clusters=4)
 
 SCRIPT = textwrap.dedent("""
     import json, sys
     import torch
     import torch.distributed as dist
-    from sklearn_shufdiv.embedders import ShuffleDivideEmbedder
+    from sklearn_shufdiv.embedders import ShuffleDivideEmbedder, load_encoder
 
     torch.set_num_threads(1)
     dist.init_process_group("gloo")
-    model, docs_file, params_file, out = sys.argv[1:5]
+    model, docs_file, params_file, out, checkpoints = sys.argv[1:6]
     docs = json.load(open(docs_file))
-    embedder = ShuffleDivideEmbedder(model, **json.load(open(params_file))).fit(docs)
+    embedder = ShuffleDivideEmbedder(model, checkpoint_dir=checkpoints,
+                                     **json.load(open(params_file))).fit(docs)
     if dist.get_rank() == 0:
         torch.save({"state": embedder.encoder_.state_dict(), "history": embedder.history_,
+                    "best_epoch": embedder.best_epoch_,
                     "embeddings": embedder.transform(docs)}, out)
     dist.destroy_process_group()
 """)
@@ -47,26 +50,33 @@ def deterministic_bert(tiny_bert_path, tmp_path_factory):
 
 def test_two_processes_equal_one_process_on_the_global_batch(deterministic_bert, corpus,
                                                               tmp_path):
-    docs, _ = corpus
+    docs = corpus[0][:24]  # 3 batches an epoch, 4 pairs each for each process
     (tmp_path / "docs.json").write_text(json.dumps(docs))
     (tmp_path / "params.json").write_text(json.dumps(PARAMS))
     (tmp_path / "train.py").write_text(SCRIPT)
     out = tmp_path / "distributed.pt"
     command = [sys.executable, "-m", "torch.distributed.run", "--standalone",
                "--nproc-per-node", "2", str(tmp_path / "train.py"), deterministic_bert,
-               str(tmp_path / "docs.json"), str(tmp_path / "params.json"), str(out)]
+               str(tmp_path / "docs.json"), str(tmp_path / "params.json"), str(out),
+               str(tmp_path / "checkpoints")]
     env = {**os.environ, "OMP_NUM_THREADS": "1", "HF_HUB_OFFLINE": "1"}
     done = subprocess.run(command, capture_output=True, text=True, timeout=300, env=env)
     assert done.returncode == 0, done.stderr[-3000:]
     distributed = torch.load(out, weights_only=False)
+    assert sorted(os.listdir(tmp_path / "checkpoints")) == ["epoch-1", "epoch-2"]
 
     single = ShuffleDivideEmbedder(deterministic_bert, **PARAMS).fit(docs)
-    assert distributed["history"][1]["train_loss"] == pytest.approx(
-        single.history_[1]["train_loss"], rel=1e-5)
-    initial = ShuffleDivideEmbedder(deterministic_bert, **{**PARAMS, "max_epochs": 0}).fit(docs)
+    assert len(distributed["history"]) == len(single.history_) == 3
+    for theirs, ours in zip(distributed["history"], single.history_):
+        assert theirs["epoch"] == ours["epoch"]
+        assert theirs["silhouette"] == pytest.approx(ours["silhouette"], rel=1e-5, abs=1e-6)
+        if ours["epoch"] > 0:  # epoch 0 is the untuned encoder: no loss
+            assert theirs["train_loss"] == pytest.approx(ours["train_loss"], rel=1e-5)
+    assert distributed["best_epoch"] == single.best_epoch_
+    _, initial = load_encoder(deterministic_bert)
     moved = 0
     for name, value in single.encoder_.state_dict().items():
         torch.testing.assert_close(distributed["state"][name], value, rtol=1e-4, atol=1e-6)
-        moved += not torch.equal(value, initial.encoder_.state_dict()[name])
+        moved += not torch.equal(value, initial.state_dict()[name])
     assert moved > 10  # the parameters did change: the comparison is not vacuous
     np.testing.assert_allclose(distributed["embeddings"], single.transform(docs), atol=1e-5)

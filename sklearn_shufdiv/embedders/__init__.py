@@ -1,18 +1,40 @@
 """Transformer encoders fine-tuned contrastively on the corpus, as scikit-learn transformers."""
 
+from ._base import FitInterruptedWarning
 from ._encoder import MeanPoolingEncoder, load_encoder
 from ._loss import NTXentLoss, nt_xent_loss
-from ._neighbors import mine_tfidf_positives, pair_label_agreement
+from ._neighbors import (
+    DEFAULT_TFIDF_PARAMS,
+    TfidfNeighborPairs,
+    mine_tfidf_positives,
+    pair_label_agreement,
+    top1_cosine_neighbors,
+)
+from ._positives import ShuffleDividePositives, TfidfNeighborPositives
+from ._selection import Candidate, SelectionContext, SelectionCriterion, SilhouetteCriterion
+from ._training import ContrastiveNet, ViewBatch
 from .shuffle_divide import ShuffleDivideEmbedder
 from .tfidf_positive import TfidfPositiveEmbedder
 
 __all__ = [
+    "DEFAULT_TFIDF_PARAMS",
+    "Candidate",
+    "ContrastiveNet",
+    "FitInterruptedWarning",
     "MeanPoolingEncoder",
     "NTXentLoss",
+    "SelectionContext",
+    "SelectionCriterion",
     "ShuffleDivideEmbedder",
+    "ShuffleDividePositives",
+    "SilhouetteCriterion",
+    "TfidfNeighborPairs",
+    "TfidfNeighborPositives",
     "TfidfPositiveEmbedder",
+    "ViewBatch",
     "load_encoder",
     "mine_tfidf_positives",
     "nt_xent_loss",
     "pair_label_agreement",
+    "top1_cosine_neighbors",
 ]

@@ -1,7 +1,6 @@
-"""The estimator shared by the embedders: validation, the fit loop's wiring, selection,
-checkpoints, transform and export. Subclasses only say how positive pairs are made."""
+"""The estimator shared by the embedders: validation, the fit's wiring, transform and
+export. Subclasses only say how positive pairs are made."""
 
-import json
 import warnings
 from numbers import Integral, Real
 from pathlib import Path
@@ -11,28 +10,52 @@ import torch
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
+from skorch.callbacks import Callback
 
-from ..utils._param_validation import Interval, validate_estimator_params
-from . import _checkpoint
+from ..utils._param_validation import Interval, Options, validate_estimator_params
+from ._checkpoint import CheckpointDir, EpochCheckpoint
+from ._device import resolve_device, resolve_mini_batch_size
 from ._distributed import AverageGradients, CrossProcessNTXentLoss, rank_and_world
-from ._encoder import load_encoder, model_max_length
+from ._encoder import load_encoder, model_max_length, save_pretrained
+from ._fingerprint import describe_params, documents_digest, fingerprint, model_digest
 from ._loss import NTXentLoss
 from ._positives import content_keys
-from ._training import ContrastiveNet, EpochBatches, ProgressBar, SetEpochViews, SilhouetteSelection
+from ._selection import (
+    CRITERIA,
+    EpochSelection,
+    SelectionContext,
+    SelectionCriterion,
+    make_criterion,
+)
+from ._training import (
+    ENGINE_CALLBACKS,
+    ContrastiveNet,
+    EpochBatches,
+    FitState,
+    ProgressBar,
+    SetEpochViews,
+)
 from ._validation import check_documents
 
 
-def resolve_device(device):
-    """``"auto"`` -> CUDA when available, else CPU; other names are checked."""
-    if device == "auto":
-        return "cuda" if torch.cuda.is_available() else "cpu"
-    try:
-        parsed = torch.device(device)
-    except (RuntimeError, TypeError) as exc:
-        raise ValueError(f"Unknown device {device!r}; use 'auto', 'cpu' or 'cuda'.") from exc
-    if parsed.type == "cuda" and not torch.cuda.is_available():
-        raise ValueError(f"device={device!r} was asked for but CUDA is not available here.")
-    return device
+class FitInterruptedWarning(RuntimeWarning):
+    """``fit`` was interrupted (Ctrl-C) and returned the model of its completed epochs."""
+
+
+def check_callbacks(callbacks):
+    """Check the ``callbacks`` parameter: skorch callbacks or ``(name, callback)`` pairs."""
+    for item in callbacks or []:
+        name, callback = item if isinstance(item, tuple) and len(item) == 2 else (None, item)
+        is_callback = isinstance(callback, Callback) or (
+            isinstance(callback, type) and issubclass(callback, Callback))
+        if not is_callback or (name is not None and not isinstance(name, str)):
+            raise TypeError(
+                "callbacks must be a list of skorch callbacks (skorch.callbacks.Callback "
+                f"instances) or (name, callback) pairs; got {item!r}.")
+        if name in ENGINE_CALLBACKS:
+            raise ValueError(
+                f"callbacks: the name {name!r} is taken by one of the engine's callbacks "
+                f"({', '.join(ENGINE_CALLBACKS)}); choose another.")
 
 
 class BaseContrastiveEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
@@ -49,15 +72,17 @@ class BaseContrastiveEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         "learning_rate": [Interval(Real, 0, None, closed="neither")],
         "weight_decay": [Interval(Real, 0, None)],
         "batch_size": [Interval(Integral, 2, None)],
-        "mini_batch_size": [Interval(Integral, 1, None)],
+        "mini_batch_size": [Interval(Integral, 1, None), Options({"auto"})],
         "max_epochs": [Interval(Integral, 0, None)],
         "n_clusters": [Interval(Integral, 2, None), None],
+        "selection": [Options(set(CRITERIA)), SelectionCriterion],
         "selection_sample_size": [Interval(Integral, 2, None), None],
         "normalize": ["boolean"],
         "device": [str],
         "checkpoint_dir": [str, Path, None],
         "random_state": ["random_state"],
         "verbose": [Interval(Integral, 0, None), "boolean"],
+        "callbacks": [list, None],
     }
 
     # -- fit ---------------------------------------------------------------------------
@@ -108,119 +133,134 @@ class BaseContrastiveEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         """Fit; return the corpus' embeddings by the selected weights if the selection
         kept them, else None."""
         validate_estimator_params(self)
+        check_callbacks(self.callbacks)
+        # Described before the fit draws from a RandomState passed as random_state.
+        params = (None if self.checkpoint_dir is None
+                  else describe_params(self.get_params(deep=False)))
         documents = check_documents(X)
-        device = resolve_device(self.device)
+        tokenizer, encoder = load_encoder(self.model_name_or_path, self.verbose)
+        fit = self._begin_fit(documents)
+        if params is not None:  # every process resumes; rank 0 writes
+            described = {"params": params, "documents": documents_digest(fit.documents),
+                         "model": model_digest(tokenizer, encoder)}
+            fit.checkpoints = CheckpointDir(self.checkpoint_dir, fingerprint(**described),
+                                            described)
+            if fit.rank == 0:
+                fit.checkpoints.check_writable()
+        net = self._make_net(fit, tokenizer, encoder)
+        cuda = [torch.device(fit.device)] if torch.device(fit.device).type == "cuda" else []
+        with torch.random.fork_rng(devices=cuda):
+            torch.manual_seed(fit.seed)
+            net.initialize()
+            interrupted = self._train(net, fit)
+        self.net_ = net
+        self._n_features_out = encoder.dim
+        embeddings = fit.selection.best_embeddings
+        fit.selection.release()
+        if interrupted:
+            self._warn_interrupted()
+        return embeddings
+
+    def _begin_fit(self, documents):
+        """The :class:`FitState` of a fit on ``documents``: device, seed, processes, the
+        fitted positive pairs and the epoch selection."""
         rng = check_random_state(self.random_state)
         seed = int(self.random_state) if isinstance(self.random_state, Integral) else int(
             rng.randint(np.iinfo(np.int32).max))
-        tokenizer, encoder = load_encoder(self.model_name_or_path, self.verbose)
-        max_length = self.max_length or model_max_length(tokenizer, encoder)
-
         rank, world_size = rank_and_world()
+        fit = FitState(documents, resolve_device(self.device), seed, rank, world_size)
         if self.batch_size < 2 * world_size:
             raise ValueError(f"batch_size={self.batch_size} leaves fewer than 2 pairs for each "
                              f"of the {world_size} processes; raise it.")
-        positives = None
         if self.max_epochs > 0:
-            positives = self._make_positives().fit(documents, seed)
-            if positives.n_pairs < 2 * world_size:
+            fit.positives = self._make_positives().fit(documents, seed)
+            if fit.positives.n_pairs < 2 * world_size:
                 raise ValueError(
                     f"{type(self).__name__} needs at least {2 * world_size} training pairs, "
-                    "but "
-                    + positives.describe_shortage(len(documents))
-                )
-            self._on_positives(positives)
-        selection = None
+                    "but " + fit.positives.describe_shortage(len(documents)))
+            self._on_positives(fit.positives)
+        criterion = context = None
+        size = len(documents)
         if self.n_clusters is not None:
-            size = self.selection_sample_size or len(documents)
+            size = min(self.selection_sample_size or size, size)
             self.selection_indices_ = np.sort(rng.permutation(len(documents))[:size])
-            selection = SilhouetteSelection(
-                [documents[i] for i in self.selection_indices_], self.n_clusters, seed,
-                keep_embeddings=size >= len(documents))
-        # Hashing the corpus is done once, for the checkpoints' compatibility check.
-        fingerprint = (self._fingerprint(documents) if self.checkpoint_dir is not None
-                       else None)
-        net = ContrastiveNet(
-            encoder.to(device), tokenizer=tokenizer, max_length=max_length,
-            mini_batch_size=self.mini_batch_size, amp_dtype=torch.bfloat16,
-            criterion=CrossProcessNTXentLoss if world_size > 1 else NTXentLoss,
-            optimizer=torch.optim.AdamW, lr=self.learning_rate,
-            optimizer__weight_decay=self.weight_decay, criterion__temperature=self.temperature,
-            max_epochs=self.max_epochs, batch_size=self.batch_size,
-            callbacks=self._callbacks(selection, fingerprint, rank, world_size),
-            device=device, verbose=0,
-        )
-        cuda = [torch.device(device)] if torch.device(device).type == "cuda" else []
-        with torch.random.fork_rng(devices=cuda):
-            torch.manual_seed(seed)
-            net.initialize()
-            embeddings = self._train(net, positives, seed, selection, documents, fingerprint,
-                                     (rank, world_size))
-        self.net_ = net
-        self._n_features_out = encoder.dim
-        return embeddings
+            context = SelectionContext([documents[i] for i in self.selection_indices_],
+                                       self.selection_indices_, self.n_clusters, seed)
+            criterion = make_criterion(self.selection)
+        fit.selection = EpochSelection(criterion, context, last_epoch=self.max_epochs,
+                                       keep_embeddings=size >= len(documents))
+        return fit
 
-    def _callbacks(self, selection, fingerprint, rank, world_size):
+    def _make_net(self, fit, tokenizer, encoder):
+        """The skorch net of the fit: our step and callbacks, then the user's callbacks."""
         callbacks = [("views", SetEpochViews())]
-        if world_size > 1:
+        if fit.world_size > 1:
             callbacks.append(("average_gradients", AverageGradients()))
-        if selection is not None:  # before the progress bar, which prints its score
-            callbacks.append(("selection", selection))
-        verbose = self.verbose if rank == 0 else 0
-        callbacks.append(("progress", ProgressBar(self.max_epochs, verbose)))
-        if self.checkpoint_dir is not None and rank == 0:
-            callbacks.append(("checkpoint", _checkpoint.EpochCheckpoint(
-                self.checkpoint_dir, fingerprint, selection)))
-        return callbacks
+        # The selection comes before the progress bar, which prints its score, and the
+        # user's callbacks, which may monitor it; the checkpoints come last, to save what
+        # all of them recorded (see ContrastiveNet.notify).
+        callbacks.append(("selection", fit.selection))
+        verbose = self.verbose if fit.rank == 0 else 0
+        callbacks.append(("progress", ProgressBar(verbose, fit.selection.name)))
+        callbacks += list(self.callbacks or [])
+        if fit.checkpoints is not None and fit.rank == 0:
+            callbacks.append(("checkpoint", EpochCheckpoint(fit.checkpoints, fit.selection)))
+        return ContrastiveNet(
+            encoder.to(fit.device), tokenizer=tokenizer,
+            max_length=self.max_length or model_max_length(tokenizer, encoder),
+            mini_batch_size=resolve_mini_batch_size(self.mini_batch_size, fit.device),
+            amp_dtype=torch.bfloat16,
+            criterion=CrossProcessNTXentLoss if fit.world_size > 1 else NTXentLoss,
+            lr=self.learning_rate, optimizer__weight_decay=self.weight_decay,
+            criterion__temperature=self.temperature, max_epochs=self.max_epochs,
+            callbacks=callbacks, device=fit.device,
+            verbose=verbose,
+        )
 
-    def _train(self, net, positives, seed, selection, documents, fingerprint, world):
-        start, initial = 0, None
-        if self.checkpoint_dir is not None:
-            start, initial = _checkpoint.resume(
-                net, self.checkpoint_dir, fingerprint, selection,
-                self.max_epochs,
-            )
-        if selection is not None and start == 0:
-            selection.score_initial(net)
-        initial = selection.initial_score if selection is not None else initial
+    def _train(self, net, fit):
+        """Resume or start, train the remaining epochs, keep the selected epoch's weights;
+        return whether training was interrupted."""
+        start = 0
+        if fit.checkpoints is not None:
+            start = fit.checkpoints.resume(net, fit.selection, self.max_epochs)
+        fit.selection.begin(net, start)
+        interrupted = False
         if self.max_epochs > start:
-            batches = EpochBatches(positives, self.batch_size, seed, content_keys(documents),
-                                   *world)
-            net.partial_fit(batches, epochs=self.max_epochs - start)
-        completed = sum("train_loss" in row for row in net.history)
-        del net.history[completed:]  # the row of an interrupted epoch
-        if completed < self.max_epochs:
-            where = (f" Resume it by calling fit again with checkpoint_dir="
-                     f"{str(self.checkpoint_dir)!r}." if self.checkpoint_dir else "")
-            warnings.warn(f"Training was interrupted after {completed} of "
-                          f"{self.max_epochs} epochs.{where}", RuntimeWarning, stacklevel=3)
-        self.history_ = [{"epoch": 0, "train_loss": None, "silhouette": initial}] + [
+            batches = EpochBatches(fit.positives, self.batch_size, fit.seed,
+                                   content_keys(fit.documents), fit.rank, fit.world_size)
+            interrupted = net.train_epochs(batches, self.max_epochs - start)
+        del net.history[fit.selection.completed:]  # the row of an unfinished epoch
+        self.best_epoch_ = fit.selection.restore(net)
+        self.history_ = self._history(net, fit.selection)
+        if fit.selection.criterion is not None:
+            labels = fit.selection.context.labels
+            self.selection_labels_ = np.vstack([labels[row["epoch"]] for row in self.history_])
+        net.optimizer_.state.clear()  # the optimizer state lives on in the checkpoints
+        return interrupted
+
+    def _history(self, net, selection):
+        name = (CRITERIA[self.selection].name if isinstance(self.selection, str)
+                else self.selection.name)
+        scores = selection.context.scores if selection.context is not None else {}
+        first = {"epoch": 0, "train_loss": None, "selection_score": scores.get(0),
+                 name: scores.get(0)}
+        return [first] + [
             {"epoch": int(row["epoch"]), "train_loss": float(row["train_loss"]),
-             "silhouette": row.get("silhouette"), "duration": float(row["dur"])}
+             "selection_score": row.get("selection_score"), name: row.get(name),
+             "duration": float(row["dur"])}
             for row in net.history
         ]
-        embeddings = None
-        if selection is not None:
-            selection.restore_best(net)
-            self.best_epoch_ = selection.best_epoch
-            self.selection_labels_ = np.vstack(
-                [selection.labels[row["epoch"]] for row in self.history_])
-            embeddings = selection.best_embeddings
-            selection.release()
-        else:
-            self.best_epoch_ = completed
-        net.optimizer_.state.clear()  # the optimizer state lives on in the checkpoints
-        return embeddings
+
+    def _warn_interrupted(self):
+        where = (f" Resume it by calling fit again with checkpoint_dir="
+                 f"{str(self.checkpoint_dir)!r}." if self.checkpoint_dir is not None else "")
+        warnings.warn(FitInterruptedWarning(
+            f"Training was interrupted after {len(self.history_) - 1} of {self.max_epochs} "
+            f"epochs; the model holds the weights of epoch {self.best_epoch_} "
+            f"(best_epoch_), which history_ describes.{where}"), stacklevel=4)
 
     def _on_positives(self, positives):
         """Hook: expose what the positive-pair strategy found as fitted attributes."""
-
-    def _fingerprint(self, documents):
-        params = self.get_params(deep=False)
-        for name in ("verbose", "checkpoint_dir", "device", "max_epochs"):
-            params.pop(name)
-        params["model_name_or_path"] = str(params["model_name_or_path"])
-        return _checkpoint.fingerprint(params, documents)
 
     # -- use ---------------------------------------------------------------------------
     @property
@@ -300,27 +340,15 @@ class BaseContrastiveEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         ----------
         path : str or os.PathLike
             The directory to write (created if needed).
+
+        Returns
+        -------
+        path : pathlib.Path
+            The directory written.
         """
         check_is_fitted(self)
-        path = Path(path)
-        self.encoder_.transformer.save_pretrained(path)
-        self.tokenizer_.save_pretrained(path)
-        modules = [
-            {"idx": 0, "name": "0", "path": "", "type": "sentence_transformers.models.Transformer"},
-            {"idx": 1, "name": "1", "path": "1_Pooling",
-             "type": "sentence_transformers.models.Pooling"},
-        ]
-        if self.normalize:
-            modules.append({"idx": 2, "name": "2", "path": "2_Normalize",
-                            "type": "sentence_transformers.models.Normalize"})
-            (path / "2_Normalize").mkdir(exist_ok=True)
-        (path / "1_Pooling").mkdir(exist_ok=True)
-        (path / "1_Pooling" / "config.json").write_text(json.dumps(
-            {"word_embedding_dimension": self.encoder_.dim, "pooling_mode_mean_tokens": True}))
-        (path / "modules.json").write_text(json.dumps(modules, indent=2))
-        (path / "sentence_bert_config.json").write_text(json.dumps(
-            {"max_seq_length": self.net_.max_length, "do_lower_case": False}))
-        return path
+        return save_pretrained(self.encoder_, self.tokenizer_, path,
+                               max_length=self.net_.max_length, normalize=self.normalize)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

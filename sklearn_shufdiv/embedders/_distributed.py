@@ -26,6 +26,8 @@ def rank_and_world():
 
 def _gather(tensor, with_grad):
     if with_grad:
+        # Here, not at the top: torch.distributed.nn imports only where torch was built
+        # with distributed support, and only multi-process fits need it.
         from torch.distributed.nn.functional import all_gather
 
         return torch.cat(all_gather(tensor))

@@ -1,10 +1,23 @@
-"""A Hugging Face transformer followed by mean pooling: one vector per token sequence."""
+"""A Hugging Face transformer followed by mean pooling: one vector per token sequence.
 
+Loading by name or path, embedding (inference) and exporting in the Hugging Face and
+sentence-transformers layout live here, beside the module they serve.
+"""
+
+import json
 import os
 from contextlib import contextmanager
+from pathlib import Path
 
+import numpy as np
 import torch
 from torch import nn
+from tqdm.auto import tqdm
+from transformers import AutoModel, AutoTokenizer
+from transformers.utils import logging as transformers_logging
+
+from ._batching import padded_groups, tokenize
+from ._device import autocast_context
 
 
 class MeanPoolingEncoder(nn.Module):
@@ -34,18 +47,20 @@ class MeanPoolingEncoder(nn.Module):
 
 
 @contextmanager
-def _quiet_transformers(quiet):
-    """Silence transformers' own progress bars (weight loading) for the duration."""
-    from transformers.utils import logging
+def quiet_transformers(quiet=True):
+    """Silence transformers' own progress bars (weight loading) for the duration.
 
-    enabled = logging.is_progress_bar_enabled()
+    The one place the package does it: ``load_encoder`` (``verbose=0``) and the command
+    line (``--quiet``).
+    """
+    enabled = transformers_logging.is_progress_bar_enabled()
     if quiet and enabled:
-        logging.disable_progress_bar()
+        transformers_logging.disable_progress_bar()
     try:
         yield
     finally:
         if quiet and enabled:
-            logging.enable_progress_bar()
+            transformers_logging.enable_progress_bar()
 
 
 def load_encoder(model_name_or_path, verbose=0):
@@ -70,11 +85,9 @@ def load_encoder(model_name_or_path, verbose=0):
         If the model can be found neither locally nor on the hub, with a message that says
         how to run offline.
     """
-    from transformers import AutoModel, AutoTokenizer
-
     name = os.fspath(model_name_or_path)
     try:
-        with _quiet_transformers(not verbose):
+        with quiet_transformers(not verbose):
             tokenizer = AutoTokenizer.from_pretrained(name)
             transformer = AutoModel.from_pretrained(name, dtype=torch.float32)
     except (OSError, ValueError) as exc:
@@ -113,12 +126,6 @@ def encode(encoder, tokenizer, texts, *, max_length, batch_size, device, amp_dty
     -------
     embeddings : numpy.ndarray of shape (len(texts), dim), float32, in the order of ``texts``.
     """
-    import numpy as np
-    from tqdm.auto import tqdm
-
-    from ._batching import padded_groups, tokenize
-    from ._gradcache import autocast_context
-
     token_ids = tokenize(tokenizer, texts, max_length)
     batches, order = padded_groups(token_ids, batch_size, tokenizer.pad_token_id, device)
     was_training = encoder.training
@@ -136,3 +143,43 @@ def encode(encoder, tokenizer, texts, *, max_length, batch_size, device, amp_dty
     result = np.empty_like(embeddings, dtype=np.float32)
     result[order] = embeddings
     return result
+
+
+def save_pretrained(encoder, tokenizer, path, *, max_length, normalize):
+    """Write ``encoder`` and ``tokenizer`` in Hugging Face format, plus the files that
+    describe the mean pooling (and normalisation) to sentence-transformers.
+
+    Parameters
+    ----------
+    encoder : MeanPoolingEncoder
+    tokenizer : transformers tokenizer
+    path : str or os.PathLike
+        The directory to write (created if needed).
+    max_length : int
+        sentence-transformers' ``max_seq_length``.
+    normalize : bool
+        Add sentence-transformers' ``Normalize`` module.
+
+    Returns
+    -------
+    path : pathlib.Path
+    """
+    path = Path(path)
+    encoder.transformer.save_pretrained(path)
+    tokenizer.save_pretrained(path)
+    modules = [
+        {"idx": 0, "name": "0", "path": "", "type": "sentence_transformers.models.Transformer"},
+        {"idx": 1, "name": "1", "path": "1_Pooling",
+         "type": "sentence_transformers.models.Pooling"},
+    ]
+    if normalize:
+        modules.append({"idx": 2, "name": "2", "path": "2_Normalize",
+                        "type": "sentence_transformers.models.Normalize"})
+        (path / "2_Normalize").mkdir(exist_ok=True)
+    (path / "1_Pooling").mkdir(exist_ok=True)
+    (path / "1_Pooling" / "config.json").write_text(json.dumps(
+        {"word_embedding_dimension": encoder.dim, "pooling_mode_mean_tokens": True}))
+    (path / "modules.json").write_text(json.dumps(modules, indent=2))
+    (path / "sentence_bert_config.json").write_text(json.dumps(
+        {"max_seq_length": max_length, "do_lower_case": False}))
+    return path

@@ -14,9 +14,12 @@ mini-batch of activations plus the (small) matrix of embeddings. The first mini-
 and are not run again; a batch that fits whole is an ordinary forward and backward.
 """
 
-from contextlib import contextmanager, nullcontext
+from contextlib import contextmanager
 
 import torch
+
+from ._batching import graph_prefix
+from ._device import autocast_context
 
 
 class RandomState:
@@ -39,14 +42,12 @@ class RandomState:
             yield
 
 
-def autocast_context(device, dtype):
-    """``torch.autocast`` for ``dtype`` on ``device``, or a no-op when ``dtype`` is None."""
-    if dtype is None:
-        return nullcontext()
-    return torch.autocast(device_type=torch.device(device).type, dtype=dtype)
+def _ignore(n_views):
+    pass
 
 
-def cached_backward(encoder, batches, order, loss_fn, amp_dtype=None, keep=None):
+def cached_backward(encoder, batches, order, loss_fn, amp_dtype=None, keep=None,
+                    progress=None):
     """Back-propagate ``loss_fn`` of all views through ``encoder``, one mini-batch at a time.
 
     Parameters
@@ -68,14 +69,16 @@ def cached_backward(encoder, batches, order, loss_fn, amp_dtype=None, keep=None)
         pass. None keeps the leading mini-batches that fit in the padded size of the
         largest one (see :func:`~._batching.graph_prefix`), which the second pass needs
         anyway: the memory of caching them all.
+    progress : callable or None
+        Called with a number of views after each mini-batch's first forward pass and
+        after each backward pass (each view is reported twice), for a progress bar.
 
     Returns
     -------
     loss : torch.Tensor
         The detached loss. Gradients are accumulated into the encoder's parameters.
     """
-    from ._batching import graph_prefix
-
+    progress = progress or _ignore
     device = batches[0][0].device
     inverse = torch.argsort(torch.as_tensor(order, device=device))
     if keep is None:
@@ -86,22 +89,28 @@ def cached_backward(encoder, batches, order, loss_fn, amp_dtype=None, keep=None)
         if index < keep:
             with autocast_context(device, amp_dtype):
                 kept.append(encoder(input_ids, attention_mask).float())
+            progress(len(input_ids))
             continue
         states.append(RandomState(device))
         with torch.no_grad(), autocast_context(device, amp_dtype):
             cached.append(encoder(input_ids, attention_mask).float())
+        progress(len(input_ids))
+    n_kept = sum(len(input_ids) for input_ids, _ in batches[:keep])
     if not cached:  # nothing to cache: an ordinary backward
         loss = loss_fn(torch.cat(kept)[inverse])
         loss.backward()
+        progress(n_kept)
         return loss.detach()
 
     detached = torch.cat(cached).requires_grad_()
     loss = loss_fn(torch.cat([*kept, detached])[inverse])
     loss.backward()  # through the kept graphs, and into detached.grad
+    progress(n_kept)
     gradients = detached.grad.split([len(chunk) for chunk in cached])
     del kept, cached, detached
     for (input_ids, attention_mask), state, gradient in zip(batches[keep:], states, gradients):
         with state.replay(), autocast_context(device, amp_dtype):
             replayed = encoder(input_ids, attention_mask).float()
         replayed.backward(gradient)
+        progress(len(input_ids))
     return loss.detach()

@@ -1,4 +1,4 @@
-"""Exact top-1 cosine neighbours of a corpus, for mining "TF-IDF positive" pairs.
+"""Exact top-1 cosine neighbors of a corpus, for mining "TF-IDF positive" pairs.
 
 Each document is paired with the *other* document most similar to it in TF-IDF space (on
 20 Newsgroups most such pairs share a topic). Blocks ``X[start:stop] @ X[start:].T`` update
@@ -21,7 +21,7 @@ from ..utils._param_validation import HasMethods, Interval, validate_params
 
 __all__ = [
     "DEFAULT_TFIDF_PARAMS",
-    "TfidfPositives",
+    "TfidfNeighborPairs",
     "mine_tfidf_positives",
     "pair_label_agreement",
     "top1_cosine_neighbors",
@@ -69,7 +69,7 @@ def top1_cosine_neighbors(
         (``X`` is not modified); sparse input of any format is converted to CSR.
     exclude_duplicates : bool, default=True
         If True, rows with similarity at least ``1 - 1e-6`` to row ``i`` (copies, up to
-        rounding) are not candidates: the neighbour is the best *non-identical* row.
+        rounding) are not candidates: the neighbor is the best *non-identical* row.
     chunk_size : int, default=None
         Number of rows per block. ``None`` chooses blocks from ``working_memory``.
     working_memory : float, default=None
@@ -83,7 +83,7 @@ def top1_cosine_neighbors(
     neighbors : ndarray of shape (n_samples,), dtype=np.intp
         Index of the most similar other row; ``-1`` where it is undefined (see Notes).
     similarities : ndarray of shape (n_samples,), dtype=np.float64
-        The cosine similarity to that row; ``0.0`` where the neighbour is undefined.
+        The cosine similarity to that row; ``0.0`` where the neighbor is undefined.
     has_duplicate : ndarray of shape (n_samples,), dtype=bool
         Only if ``return_duplicates``: whether another row is a copy of this one.
 
@@ -94,7 +94,7 @@ def top1_cosine_neighbors(
 
     See Also
     --------
-    mine_tfidf_positives : TF-IDF vectorisation and neighbour search of raw documents.
+    mine_tfidf_positives : TF-IDF vectorisation and neighbor search of raw documents.
 
     Notes
     -----
@@ -102,14 +102,14 @@ def top1_cosine_neighbors(
     ``0.5 * 1`` and ``4 * 0.125`` are), and the lowest index among the tied rows wins:
     the result does not depend on the input format or the block size.
 
-    **Undefined neighbours.** Only a positive similarity (above ``1e-10``) is evidence
-    of relatedness. The neighbour is ``-1`` (similarity ``0.0``) for an all-zero row, a
+    **Undefined neighbors.** Only a positive similarity (above ``1e-10``) is evidence
+    of relatedness. The neighbor is ``-1`` (similarity ``0.0``) for an all-zero row, a
     row sharing no term with any other, a row whose only positive candidates are excluded
     duplicates, or (signed data) a row pointing away from all others.
 
     **Duplicates.** Corpora contain copies (210 of the 2,225 BBC News articles), and a
     copy and its original are a worthless contrastive pair (same text), so by default a
-    row gets its most similar *non-identical* neighbour, for a little label agreement
+    row gets its most similar *non-identical* neighbor, for a little label agreement
     (0.954 instead of 0.957 on BBC News). ``1 - 1e-6`` catches copies despite rounding
     (``1e-13``) but no real near-duplicate (0.08 degrees apart); positive multiples of a
     row are duplicates too.
@@ -120,7 +120,7 @@ def top1_cosine_neighbors(
     >>> X = np.array([[1.0, 0.0, 0.0],
     ...               [0.9, 0.1, 0.0],
     ...               [0.0, 1.0, 0.2],
-    ...               [0.0, 0.0, 0.0],   # empty row: undefined neighbour
+    ...               [0.0, 0.0, 0.0],   # empty row: undefined neighbor
     ...               [1.0, 0.0, 0.0]])  # duplicate of row 0
     >>> neighbors, similarities = top1_cosine_neighbors(X)
     >>> neighbors
@@ -160,7 +160,7 @@ def _check_normalized(X):
     )
     if X.shape[0] < 2:
         raise ValueError(
-            f"At least 2 rows (documents) are needed to find neighbours; got {X.shape[0]}."
+            f"At least 2 rows (documents) are needed to find neighbors; got {X.shape[0]}."
         )
     if sp.issparse(X):
         X = sp.csr_matrix(X)  # scipy.sparse matrix API: `@` is a matrix product
@@ -205,7 +205,7 @@ def _blocks(X, chunk_size, working_memory):
 
 
 def _reduce_block(block, start, best_sim, best_idx, has_duplicate, exclude_duplicates):
-    """Update the best neighbours and duplicates with a block ``S[start:stop, start:]``.
+    """Update the best neighbors and duplicates with a block ``S[start:stop, start:]``.
 
     Overwrites ``block`` (its square part's diagonal is the self-similarity). The best of
     a row or column is the lowest index within ``TIE_TOL`` of its maximum.
@@ -245,7 +245,7 @@ def _update(best_sim, best_idx, offset, sim, idx):
 
 
 @dataclass(frozen=True, eq=False)
-class TfidfPositives:
+class TfidfNeighborPairs:
     """TF-IDF positive pairs mined by :func:`mine_tfidf_positives`.
 
     Unpacks as ``pairs, similarities = result``.
@@ -253,12 +253,12 @@ class TfidfPositives:
     Attributes
     ----------
     pairs : ndarray of shape (n_pairs, 2), dtype=np.intp
-        ``(document, neighbour)`` for every document with a neighbour, in document order
-        (with its mirror ``(j, i)`` too when ``i`` and ``j`` are each other's neighbour).
+        ``(document, neighbor)`` for every document with a neighbor, in document order
+        (with its mirror ``(j, i)`` too when ``i`` and ``j`` are each other's neighbor).
     similarities : ndarray of shape (n_pairs,), dtype=np.float64
         The TF-IDF cosine similarity of each pair.
     neighbors : ndarray of shape (n_documents,), dtype=np.intp
-        The neighbour of every document, ``-1`` where undefined.
+        The neighbor of every document, ``-1`` where undefined.
     has_duplicate : ndarray of shape (n_documents,), dtype=bool
         Whether the document has a copy (TF-IDF similarity at least ``1 - 1e-6``).
     vectorizer : TfidfVectorizer
@@ -276,7 +276,7 @@ class TfidfPositives:
 
     @property
     def n_undefined(self):
-        """Number of documents without a neighbour (left out of the pairs)."""
+        """Number of documents without a neighbor (left out of the pairs)."""
         return int(np.count_nonzero(self.neighbors < 0))
 
     @property
@@ -295,7 +295,7 @@ def mine_tfidf_positives(
     """Pair each document with its most similar other document in TF-IDF space.
 
     Fits a :class:`~sklearn.feature_extraction.text.TfidfVectorizer` and finds each
-    document's neighbour with :func:`top1_cosine_neighbors`: the positive pairs of the
+    document's neighbor with :func:`top1_cosine_neighbors`: the positive pairs of the
     "TF-IDF positives" contrastive fine-tuning.
 
     Parameters
@@ -309,7 +309,7 @@ def mine_tfidf_positives(
         returns document vectors, e.g. a pipeline) is cloned and fitted as is. Rows are
         L2-normalised whatever the vectorizer's ``norm``.
     exclude_duplicates : bool, default=True
-        Skip identical documents (similarity at least ``1 - 1e-6``) as neighbours; see
+        Skip identical documents (similarity at least ``1 - 1e-6``) as neighbors; see
         :func:`top1_cosine_neighbors` for why.
     chunk_size : int, default=None
         Rows per block; see :func:`top1_cosine_neighbors`.
@@ -318,8 +318,8 @@ def mine_tfidf_positives(
 
     Returns
     -------
-    result : TfidfPositives
-        Unpacks as ``pairs, similarities``; documents without a neighbour (no term, or
+    result : TfidfNeighborPairs
+        Unpacks as ``pairs, similarities``; documents without a neighbor (no term, or
         none shared with another document) are left out of the pairs.
 
     Raises
@@ -375,7 +375,7 @@ def mine_tfidf_positives(
     )
     defined = np.flatnonzero(neighbors >= 0)
     pairs = np.column_stack([defined, neighbors[defined]]).astype(np.intp, copy=False)
-    return TfidfPositives(pairs, similarities[defined], neighbors, has_duplicate, vectorizer)
+    return TfidfNeighborPairs(pairs, similarities[defined], neighbors, has_duplicate, vectorizer)
 
 
 def pair_label_agreement(pairs, y):

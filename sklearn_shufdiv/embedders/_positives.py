@@ -1,6 +1,7 @@
 """How positive pairs are made: the one thing that varies between the embedders.
 
-A strategy is fitted once on the corpus and then draws the epoch's pairs of views from a
+A strategy (:class:`ShuffleDividePositives`, :class:`TfidfNeighborPositives`) is fitted
+once on the corpus and then draws the epoch's :class:`PositivePairs` of views from a
 random generator. Each pair carries the document index of both views as *keys*: the loss
 uses them to keep two copies of one text from being each other's negatives.
 """
@@ -9,6 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ._neighbors import mine_tfidf_positives
 from ._sentences import make_sentence_splitter
 
 
@@ -58,7 +60,7 @@ def shuffle_divide(units, rng, join=" "):
     return join.join(shuffled[:half]), join.join(shuffled[half:])
 
 
-class ShuffleDivide:
+class ShuffleDividePositives:
     """Shuffle & Divide: a document's shuffled halves are a positive pair.
 
     Parameters
@@ -107,16 +109,17 @@ class ShuffleDivide:
         )
 
 
-class TfidfNeighbours:
-    """TF-IDF positives: each document is paired with its most TF-IDF-similar other document.
+class TfidfNeighborPositives:
+    """TF-IDF neighbor positives: each document is paired with its most TF-IDF-similar
+    other document (mined once, by :func:`~._neighbors.mine_tfidf_positives`).
 
     Parameters
     ----------
     tfidf_params : dict or None
         Keyword arguments of :class:`~sklearn.feature_extraction.text.TfidfVectorizer`.
     exclude_duplicates : bool
-        Never pair a document with a copy of its own text: neighbours are mined among
-        distinct texts, and each copy gets its original's neighbour.
+        Never pair a document with a copy of its own text: neighbors are mined among
+        distinct texts, and each copy gets its original's neighbor.
     """
 
     def __init__(self, tfidf_params=None, exclude_duplicates=True):
@@ -124,12 +127,10 @@ class TfidfNeighbours:
         self.exclude_duplicates = exclude_duplicates
 
     def fit(self, documents, random_state=None):
-        from ._neighbors import mine_tfidf_positives
-
         self.documents_ = documents
         keys = content_keys(documents)
         # Mine among distinct texts, so that no document is paired with a copy of itself
-        # (identical views teach nothing); copies then share their original's neighbour.
+        # (identical views teach nothing); copies then share their original's neighbor.
         distinct = np.unique(keys) if self.exclude_duplicates else np.arange(len(documents))
         try:
             pairs, similarities = mine_tfidf_positives(
@@ -138,16 +139,16 @@ class TfidfNeighbours:
             )
         except ValueError as exc:  # e.g. an empty vocabulary after min_df pruning
             raise ValueError(
-                f"Could not mine TF-IDF neighbours: {exc} Pass more documents or change "
+                f"Could not mine TF-IDF neighbors: {exc} Pass more documents or change "
                 "tfidf_params (for example min_df=1)."
             ) from exc
-        neighbour = np.full(len(documents), -1)
+        neighbor = np.full(len(documents), -1)
         similarity = np.zeros(len(documents))
-        neighbour[distinct[pairs[:, 0]]] = distinct[pairs[:, 1]]
+        neighbor[distinct[pairs[:, 0]]] = distinct[pairs[:, 1]]
         similarity[distinct[pairs[:, 0]]] = similarities
-        neighbour, similarity = neighbour[keys], similarity[keys]  # copies: the original's
-        has_pair = neighbour >= 0
-        self.pairs_ = np.column_stack([np.flatnonzero(has_pair), neighbour[has_pair]])
+        neighbor, similarity = neighbor[keys], similarity[keys]  # copies: the original's
+        has_pair = neighbor >= 0
+        self.pairs_ = np.column_stack([np.flatnonzero(has_pair), neighbor[has_pair]])
         self.similarities_ = similarity[has_pair]
         self.document_indices_ = np.unique(self.pairs_)
         return self
@@ -158,7 +159,7 @@ class TfidfNeighbours:
 
     def describe_shortage(self, n_documents):
         return (
-            f"only {len(self.pairs_)} of {n_documents} documents have a TF-IDF neighbour "
+            f"only {len(self.pairs_)} of {n_documents} documents have a TF-IDF neighbor "
             "(a document sharing at least one term). Pass more documents or change "
             "tfidf_params."
         )

@@ -1,21 +1,36 @@
 """The training engine: a skorch ``NeuralNet`` that takes GradCache steps, and its callbacks.
 
-skorch runs the loop (epochs, batches, history, callbacks, device placement); what is ours
-is one training step (tokenise the batch's views, cached contrastive backward) and three
-callbacks: the epoch's views, the progress bar, and the selection of the best epoch.
+skorch runs the loop (epochs, history, callbacks, device placement, the optimizer and its
+``on_grad_computed`` hook); what is ours is the data of an epoch (:class:`EpochBatches`:
+batches of pairs of views, redrawn each epoch), one training step (tokenise the batch's
+views, cached contrastive backward) and the engine's callbacks: the epoch's views, the
+epoch selection (``_selection.py``), the progress bar and the checkpoints
+(``_checkpoint.py``). The user's skorch callbacks run after these, and see the history
+keys they write (``train_loss``, ``selection_score``, ...); the checkpoints come last.
+
+skorch's way for a callback to stop training is to raise ``KeyboardInterrupt`` (its
+``EarlyStopping`` does), which it catches; :class:`ContrastiveNet` tells such a request
+from a real Ctrl-C, which the estimator reports as an interruption.
 """
+
+from dataclasses import dataclass, field
 
 import numpy as np
 import torch
 from skorch import NeuralNet
-from skorch.callbacks import Callback
+from skorch.callbacks import Callback, EpochTimer, PassthroughScoring
 from torch.utils.data import Dataset
 from tqdm.auto import tqdm
 
 from ._batching import graph_prefix, padded_groups, tokenize
+from ._device import supports_fused_adamw
 from ._encoder import encode
 from ._gradcache import cached_backward
 from ._loss import NTXentLoss
+
+#: Names of the engine's callbacks (a user's callbacks need other names).
+ENGINE_CALLBACKS = ("epoch_timer", "train_loss", "views", "average_gradients", "selection",
+                    "progress", "checkpoint")
 
 
 def epoch_rng(seed, epoch):
@@ -23,12 +38,42 @@ def epoch_rng(seed, epoch):
     return np.random.default_rng([seed, epoch])
 
 
+@dataclass
+class ViewBatch:
+    """One training batch: ``2N`` views, the ``N`` "a" views then their ``N`` partners.
+
+    Attributes
+    ----------
+    texts : list of str
+        The views.
+    keys : torch.Tensor of shape (2N,)
+        The content key of each view's document (equal for copies of one text): the loss
+        never uses one copy as a negative of another.
+    documents : ndarray of shape (2N,)
+        The index, in the fitted corpus, of each view's document (for losses that need it).
+    """
+
+    texts: list
+    keys: torch.Tensor
+    documents: np.ndarray = field(repr=False)
+
+    def __len__(self):  # what skorch records as ``train_batch_size``: views
+        return len(self.texts)
+
+
+def batch_count(n_pairs, batch_size, world_size=1):
+    """Batches of an epoch: as few as ``batch_size`` allows, but never one with fewer than
+    2 pairs (or ``world_size`` pairs across processes), which the loss cannot use. With
+    ``batch_size=2`` and an odd number of pairs, one batch then holds 3 pairs."""
+    return max(1, min(-(-n_pairs // batch_size), n_pairs // max(2, world_size)))
+
+
 class EpochBatches(Dataset):
-    """The batches of positive pairs of the current epoch, one item per batch.
+    """The batches of positive pairs of the current epoch, one :class:`ViewBatch` per item.
 
     At the start of each epoch, :meth:`set_epoch` redraws the views (the shuffle of Shuffle
     & Divide) and the order of the pairs from the epoch's generator, and cuts them into
-    batches of nearly equal size, none larger than ``batch_size``. Across processes
+    :func:`batch_count` batches of nearly equal size. Across processes
     (``world_size > 1``) every process draws the same batches and keeps its contiguous
     share of each, trimmed to a multiple of ``world_size`` pairs.
     """
@@ -39,7 +84,7 @@ class EpochBatches(Dataset):
         self.seed = seed
         self.keys = keys  # document index -> content key (see content_keys)
         self.rank, self.world_size = rank, world_size
-        self.n_batches = -(-positives.n_pairs // batch_size)
+        self.n_batches = batch_count(positives.n_pairs, batch_size, world_size)
         self.batches = None
 
     def set_epoch(self, epoch):
@@ -49,18 +94,22 @@ class EpochBatches(Dataset):
         if self.world_size > 1:  # this process's contiguous share; equal shares for all
             chunks = [np.array_split(chunk[: len(chunk) - len(chunk) % self.world_size],
                                      self.world_size)[self.rank] for chunk in chunks]
-        # The keys come first: skorch measures a batch by its first item, and would take a
-        # list of strings for a list of arrays of unequal lengths.
         keys_a, keys_b = pairs.keys_a, pairs.keys_b
         if self.keys is not None:
             keys_a, keys_b = self.keys[keys_a], self.keys[keys_b]
         self.batches = [
-            (
-                torch.as_tensor(np.concatenate([keys_a[chunk], keys_b[chunk]])),
+            ViewBatch(
                 [pairs.texts_a[i] for i in chunk] + [pairs.texts_b[i] for i in chunk],
+                torch.as_tensor(np.concatenate([keys_a[chunk], keys_b[chunk]])),
+                np.concatenate([pairs.keys_a[chunk], pairs.keys_b[chunk]]),
             )
             for chunk in chunks
         ]
+
+    @property
+    def n_views(self):
+        """Views of the current epoch, in all its batches (of this process)."""
+        return sum(len(batch) for batch in self.batches)
 
     def __len__(self):
         return self.n_batches
@@ -69,54 +118,132 @@ class EpochBatches(Dataset):
         return self.batches[index]
 
 
-def _as_batch(item):
-    return item
-
-
 class ContrastiveNet(NeuralNet):
-    """A skorch net whose training step is a GradCache NT-Xent step over a batch of pairs.
+    """A skorch net whose training step is a GradCache contrastive step over a batch of pairs.
 
-    Parameters (beyond skorch's)
-    ----------------------------
+    The embedders build it (``net_``); it is public so that skorch callbacks, and the
+    benchmarks, can use it. Other keyword arguments are skorch's ``NeuralNet``'s.
+
+    Parameters
+    ----------
+    module : MeanPoolingEncoder
+        The encoder.
     tokenizer : transformers tokenizer
     max_length : int
         Tokens kept per view.
     mini_batch_size : int
-        Views per forward pass; bounds activation memory.
+        Views per forward pass; bounds activation memory. Also the batch size of
+        :meth:`embed`.
     amp_dtype : torch.dtype or None
         Autocast dtype on CUDA (bf16); the CPU always computes in float32.
+
+    The optimizer defaults to ``torch.optim.AdamW``, fused where torch has a fused kernel
+    for the device. The criterion (default :class:`~._loss.NTXentLoss`) is called as
+    ``criterion_(views, keys)`` on the batch's ``(2N, dim)`` embeddings.
     """
 
     def __init__(self, module, *, tokenizer, max_length, mini_batch_size, amp_dtype=None,
                  **kwargs):
         kwargs.setdefault("criterion", NTXentLoss)
+        kwargs.setdefault("optimizer", torch.optim.AdamW)
         kwargs.setdefault("train_split", None)
-        kwargs.setdefault("iterator_train__batch_size", None)
-        kwargs.setdefault("iterator_train__collate_fn", _as_batch)
-        kwargs.setdefault("iterator_train__shuffle", False)
+        if kwargs["optimizer"] is torch.optim.AdamW:
+            kwargs.setdefault("optimizer__fused",
+                              supports_fused_adamw(kwargs.get("device", "cpu")))
         super().__init__(module, **kwargs)
         self.tokenizer = tokenizer
         self.max_length = max_length
         self.mini_batch_size = mini_batch_size
         self.amp_dtype = amp_dtype
 
-    def train_step_single(self, batch, **fit_params):
-        keys, texts = batch
-        self.module_.train()
+    @property
+    def _default_callbacks(self):
+        # skorch's, less the validation loss (there is no validation split) and PrintLog
+        # (the progress bar prints a line per epoch).
+        return [("epoch_timer", EpochTimer()),
+                ("train_loss", PassthroughScoring(name="train_loss", on_train=True))]
+
+    def get_iterator(self, dataset, training=False):
+        """The dataset itself: :class:`EpochBatches` yields ready batches."""
+        return dataset
+
+    def notify(self, method_name, **cb_kwargs):
+        """skorch's notify, noting which user callback asked to stop training.
+
+        The checkpoint callback comes last, after the user's, so that a checkpoint holds
+        what they recorded; it also runs when one of them stopped training, so that the
+        epoch it ended is saved. A ``KeyboardInterrupt`` raised by an engine callback is
+        Ctrl-C and goes straight up.
+        """
+        getattr(self, method_name)(self, **cb_kwargs)
+        stop = None
+        for name, callback in self.callbacks_:
+            if stop is not None and name != "checkpoint":
+                continue
+            try:
+                getattr(callback, method_name)(self, **cb_kwargs)
+            except KeyboardInterrupt as exc:
+                if name in ENGINE_CALLBACKS:
+                    raise
+                self.stop_requested_by_, stop = name, exc
+        if stop is not None:
+            raise stop
+
+    def train_epochs(self, batches, epochs):
+        """Train ``epochs`` epochs on ``batches`` (an :class:`EpochBatches`).
+
+        Returns
+        -------
+        interrupted : bool
+            Whether a ``KeyboardInterrupt`` (Ctrl-C) ended training early; a user
+            callback's stop request (``EarlyStopping``) is not one.
+        """
+        self.stop_requested_by_ = None
+        self.partial_fit(batches, epochs=epochs)
+        return self.interrupted_
+
+    def fit_loop(self, X, y=None, epochs=None, **fit_params):
+        self.interrupted_ = False
+        try:
+            return super().fit_loop(X, y, epochs=epochs, **fit_params)
+        except KeyboardInterrupt:
+            self.interrupted_ = self.stop_requested_by_ is None
+            raise  # partial_fit catches it and ends training (on_train_end)
+
+    def mini_batches(self, texts):
+        """How a training step runs ``texts``: ``(batches, order, keep)``.
+
+        Mini-batches of at most ``mini_batch_size`` views of similar lengths, the longest
+        first; ``order`` maps their rows back to ``texts``. The first ``keep`` of them (as
+        many as fit in the activations of ``mini_batch_size`` views of the longest length,
+        the memory GradCache needs anyway) keep their graph: no second forward pass. A
+        batch that fits whole takes an ordinary forward and backward.
+        """
         token_ids = tokenize(self.tokenizer, texts, self.max_length)
-        # Mini-batches of at most mini_batch_size views of similar lengths. The first ones
-        # (longest views), as many as fit in the activations of mini_batch_size views of
-        # the longest length (the memory GradCache needs anyway), keep their graph: no
-        # second forward pass. A batch that fits whole takes an ordinary forward/backward.
-        batches, order = padded_groups(
-            token_ids, self.mini_batch_size, self.tokenizer.pad_token_id, self.device
-        )
+        batches, order = padded_groups(token_ids, self.mini_batch_size,
+                                       self.tokenizer.pad_token_id, self.device)
         budget = min(len(token_ids), self.mini_batch_size) * max(map(len, token_ids))
+        return batches, order, graph_prefix(batches, budget)
+
+    def batch_loss(self, views, batch):
+        """The criterion on the ``(2N, dim)`` embeddings ``views`` of ``batch``."""
+        return self.criterion_(views, batch.keys)
+
+    def train_step_single(self, batch, **fit_params):
+        self.module_.train()
+        batches, order, keep = self.mini_batches(batch.texts)
         loss = cached_backward(
-            self.module_, batches, order, lambda views: self.criterion_(views, keys),
-            self.autocast_dtype, keep=graph_prefix(batches, budget),
+            self.module_, batches, order, lambda views: self.batch_loss(views, batch),
+            self.autocast_dtype, keep=keep, progress=self._report_views,
         )
         return {"loss": loss, "y_pred": None}
+
+    def _report_views(self, n_views):
+        """Tell the callbacks that have an ``on_views_done`` method (the progress bar)
+        that ``n_views`` views were embedded, or back-propagated, within the step."""
+        for _, callback in self.callbacks_:
+            if hasattr(callback, "on_views_done"):
+                callback.on_views_done(self, n_views=n_views)
 
     def embed(self, texts, batch_size=None, verbose=0):
         """Embeddings of ``texts`` by the current weights (float32 numpy array)."""
@@ -140,21 +267,34 @@ class SetEpochViews(Callback):
 
 
 class ProgressBar(Callback):
-    """A tqdm bar over the batches of each epoch, with the running loss."""
+    """A tqdm bar over the views of each epoch, with the batch and the running loss.
 
-    def __init__(self, max_epochs, verbose=1):
-        self.max_epochs = max_epochs
+    Each view counts half when the step embeds it and half when its gradient is
+    back-propagated, so that the bar moves with every mini-batch: a CPU step of a large
+    batch takes minutes.
+    """
+
+    def __init__(self, verbose=1, selection_name=None):
         self.verbose = verbose
+        self.selection_name = selection_name
 
     def on_epoch_begin(self, net, dataset_train=None, **kwargs):
+        self.batch_, self.n_batches_ = 0, len(dataset_train)
         self.bar_ = tqdm(
-            total=len(dataset_train), desc=f"epoch {len(net.history)}/{self.max_epochs}",
-            unit="batch", disable=not self.verbose, leave=self.verbose > 1,
+            total=2 * dataset_train.n_views, unit="view", unit_scale=0.5,
+            desc=f"epoch {len(net.history)}/{net.max_epochs}",
+            bar_format="{l_bar}{bar}| {n:.0f}/{total:.0f} views [{elapsed}<{remaining}"
+                       "{postfix}]",
+            disable=not self.verbose, leave=self.verbose > 1,
         )
 
+    def on_views_done(self, net, n_views, **kwargs):
+        self.bar_.update(n_views)
+
     def on_batch_end(self, net, batch=None, training=None, loss=None, **kwargs):
-        self.bar_.update(1)
-        self.bar_.set_postfix(loss=f"{float(loss):.4f}")
+        self.batch_ += 1
+        self.bar_.set_postfix_str(f"batch {self.batch_}/{self.n_batches_}, "
+                                  f"loss {float(loss):.4f}")
 
     def on_epoch_end(self, net, **kwargs):
         self.bar_.close()
@@ -162,88 +302,34 @@ class ProgressBar(Callback):
         if self.verbose:
             row = net.history[-1]
             text = f"epoch {row['epoch']}: loss {row.get('train_loss', float('nan')):.4f}"
-            if "silhouette" in row:
-                text += f", silhouette {row['silhouette']:.4f}"
+            if self.selection_name in row:
+                text += f", {self.selection_name} {row[self.selection_name]:.4f}"
             tqdm.write(text)
 
 
-# k-means runs per scored epoch, the best objective kept. One run can land in a poor local
-# optimum whose silhouette still looks good: on BBC (TF-IDF positives, 1 epoch) one run gave
-# ACC 0.668 at silhouette 0.183, while best-of-10 runs on the same embeddings give
-# 0.949 +- 0.001 (benchmarks/README.md). The runs cost far less than embedding the sample.
-SELECTION_N_INIT = 10
+@dataclass
+class FitState:
+    """What one call of ``fit`` works with: built once, then read by each step of the fit.
 
-
-class SilhouetteSelection(Callback):
-    """Scores each epoch by the cosine silhouette of a spherical k-means clustering.
-
-    The untuned encoder is scored too (:meth:`score_initial`), so the selection can decide
-    that fine-tuning did not help. The weights of the best epoch are kept (on the CPU) and
-    loaded back when training ends. With ``keep_embeddings=True`` the sample's (raw)
-    embeddings by the best weights are kept too, as ``best_embeddings``: when the sample is
-    the whole corpus, ``fit_transform`` returns them instead of embedding it once more.
+    Attributes
+    ----------
+    documents : list of str
+    device : str
+    seed : int
+        Seeds the epochs' views and batches, dropout and the selection's k-means.
+    rank, world_size : int
+        This process and the number of processes (``torch.distributed``).
+    positives : object or None
+        The fitted positive-pair strategy (None when nothing is trained).
+    selection : EpochSelection
+    checkpoints : CheckpointDir or None
     """
 
-    def __init__(self, texts, n_clusters, seed, keep_embeddings=False):
-        self.texts = texts
-        self.n_clusters = n_clusters
-        self.seed = seed
-        self.keep_embeddings = keep_embeddings
-        self.best_epoch = None
-        self.best_score = -np.inf
-        self.best_state = None
-        self.best_embeddings = None
-        self.initial_score = None
-        self.labels = {}  # epoch -> cluster labels of the sample
-
-    def cluster(self, net):
-        """The sample's (raw) embeddings by the current weights, their clusters and the
-        clusters' silhouette."""
-        from ..cluster import SphericalKMeans
-        from ..metrics import cosine_silhouette
-
-        raw = net.embed(self.texts)
-        unit = raw / np.maximum(np.linalg.norm(raw, axis=1, keepdims=True), 1e-12)
-        labels = SphericalKMeans(self.n_clusters, n_init=SELECTION_N_INIT,
-                                 random_state=self.seed).fit_predict(unit)
-        score = cosine_silhouette(unit, labels)
-        return raw, labels, -1.0 if np.isnan(score) else score
-
-    def silhouette(self, net):
-        return self.cluster(net)[2]
-
-    def _consider(self, net, epoch, score, embeddings):
-        if score > self.best_score:
-            self.best_epoch, self.best_score = epoch, score
-            self.best_state = {
-                name: value.detach().to("cpu", copy=True)
-                for name, value in net.module_.state_dict().items()
-            }
-            self.best_embeddings = embeddings if self.keep_embeddings else None
-
-    def score_initial(self, net):
-        embeddings, self.labels[0], self.initial_score = self.cluster(net)
-        self._consider(net, 0, self.initial_score, embeddings)
-
-    def on_epoch_end(self, net, **kwargs):
-        epoch = len(net.history)
-        embeddings, self.labels[epoch], score = self.cluster(net)
-        net.history.record("silhouette", score)
-        self._consider(net, epoch, score, embeddings)
-
-    def restore_best(self, net):
-        net.module_.load_state_dict(self.best_state)
-
-    def release(self):
-        """Drop what only training needs (the texts, the best weights and embeddings)."""
-        self.texts = self.best_state = self.best_embeddings = None
-
-    def state_dict(self):
-        return {"best_epoch": self.best_epoch, "best_score": float(self.best_score),
-                "best_state": self.best_state, "initial_score": self.initial_score,
-                "labels": self.labels}
-
-    def load_state_dict(self, state):
-        self.best_epoch, self.best_score = state["best_epoch"], state["best_score"]
-        self.best_state, self.initial_score = state["best_state"], state["initial_score"]
-        self.labels = state["labels"]
+    documents: list = field(repr=False)
+    device: str
+    seed: int
+    rank: int = 0
+    world_size: int = 1
+    positives: object = field(default=None, repr=False)
+    selection: object = field(default=None, repr=False)
+    checkpoints: object = None

@@ -1,0 +1,366 @@
+"""Epoch selection: which epoch's weights a fit keeps, epoch 0 being the untuned encoder.
+
+With ``n_clusters`` set, every candidate epoch embeds a fixed sample of the corpus; the
+sample is clustered (:func:`cluster`: spherical k-means, the estimator's own restarts) and
+a *criterion* scores the candidate. The criterion is the embedders' ``selection``
+parameter: a name (``"silhouette"``) or a :class:`SelectionCriterion` instance. A new
+criterion is one small subclass:
+
+- :meth:`~SelectionCriterion.prepare` runs once per fit (also when a fit resumes), with
+  the :class:`SelectionContext` (the sample's texts, ``n_clusters``, a seed, and the
+  labels and scores of the candidates scored so far);
+- :meth:`~SelectionCriterion.score` gets each :class:`Candidate` (its epoch, the sample's
+  embeddings, the chosen k-means labels and, on demand, every k-means run's labels and
+  objective) and returns a float, greater is better; it goes to the history;
+- :meth:`~SelectionCriterion.choose` picks the epoch at the end (by default the best
+  score). A criterion that can only compare the epochs once all are trained sets
+  ``keep_all_weights = True``, and every candidate's weights are kept until then.
+
+:class:`EpochSelection` is the skorch callback that runs the criterion after each epoch
+and, with no criterion (``n_clusters=None``), keeps the weights of the last completed
+epoch so that an interrupted fit returns a model that matches its history.
+"""
+
+import copy
+from dataclasses import dataclass, field
+from functools import cached_property
+
+import numpy as np
+import torch
+from skorch.callbacks import Callback
+
+from ..cluster import DEFAULT_N_INIT, SphericalKMeans
+from ..metrics import cosine_silhouette
+from ..metrics._scorers import UNDEFINED_SILHOUETTE
+
+__all__ = ["Candidate", "SelectionContext", "SelectionCriterion", "SilhouetteCriterion",
+           "cluster"]
+
+
+def _n_runs(n_init):
+    # SphericalKMeans' n_init="auto" is DEFAULT_N_INIT runs with its k-means++ seeding.
+    return DEFAULT_N_INIT if n_init == "auto" else n_init
+
+
+@dataclass
+class Clustering:
+    """A spherical k-means clustering of ``unit`` (rows of norm 1) and how to replay its runs.
+
+    ``labels`` and ``inertia`` are those of ``SphericalKMeans(n_clusters, n_init=n_init,
+    random_state=seed)``: the run of lowest inertia. :attr:`runs` replays the runs one by
+    one (the same random stream), only when a criterion asks for them.
+    """
+
+    unit: np.ndarray = field(repr=False)
+    n_clusters: int
+    seed: int
+    n_init: object
+    labels: np.ndarray = field(repr=False)
+    inertia: float
+
+    @cached_property
+    def runs(self):
+        """``(labels, inertias)`` of every k-means run: arrays of shape (n_runs, n) and
+        (n_runs,), in the order they ran; the chosen run is the first of least inertia."""
+        stream = np.random.RandomState(self.seed)
+        fits = [SphericalKMeans(self.n_clusters, n_init=1, random_state=stream).fit(self.unit)
+                for _ in range(_n_runs(self.n_init))]
+        return (np.vstack([fit.labels_ for fit in fits]),
+                np.array([fit.inertia_ for fit in fits]))
+
+
+def cluster(embeddings, n_clusters, random_state=0, n_init=None):
+    """Cluster ``embeddings`` by direction with :class:`~sklearn_shufdiv.SphericalKMeans`.
+
+    The one clustering of the epoch selection: ``SphericalKMeans(n_clusters,
+    random_state=random_state)``, with the estimator's default number of restarts unless
+    ``n_init`` is given.
+
+    Parameters
+    ----------
+    embeddings : ndarray of shape (n_samples, dim)
+        Rows are normalised first (spherical k-means compares directions).
+    n_clusters : int
+    random_state : int, default=0
+    n_init : int, "auto" or None, default=None
+        None: the estimator's default.
+
+    Returns
+    -------
+    clustering : Clustering
+        ``labels``, ``inertia``, ``unit`` (the normalised rows) and ``runs``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[1.0, 0.1], [2.0, 0.0], [0.0, 1.0], [0.1, 3.0]])
+    >>> cluster(X, 2).labels.tolist() in ([0, 0, 1, 1], [1, 1, 0, 0])
+    True
+    """
+    unit = embeddings / np.maximum(np.linalg.norm(embeddings, axis=1, keepdims=True), 1e-12)
+    if n_init is None:
+        n_init = SphericalKMeans(n_clusters).n_init
+    kmeans = SphericalKMeans(n_clusters, n_init=n_init, random_state=random_state).fit(unit)
+    return Clustering(unit, n_clusters, random_state, n_init, kmeans.labels_,
+                      float(kmeans.inertia_))
+
+
+@dataclass
+class Candidate:
+    """One candidate epoch, as a criterion sees it.
+
+    Attributes
+    ----------
+    epoch : int
+        0 for the untuned encoder.
+    embeddings : ndarray of shape (n_sample, dim)
+        The sample's embeddings by this epoch's weights (not normalised).
+    clustering : Clustering
+        Their spherical k-means clustering: ``labels`` (the chosen run), ``inertia``,
+        ``unit`` (normalised embeddings) and ``runs`` (every run's labels and inertia).
+    """
+
+    epoch: int
+    embeddings: np.ndarray = field(repr=False)
+    clustering: Clustering = field(repr=False)
+
+    @property
+    def labels(self):
+        """The chosen k-means run's labels."""
+        return self.clustering.labels
+
+
+@dataclass
+class SelectionContext:
+    """What a criterion knows of the fit, beyond the candidate it scores.
+
+    Attributes
+    ----------
+    texts : list of str
+        The sample of documents embedded for each candidate.
+    sample_indices : ndarray of int
+        Their indices in the fitted corpus.
+    n_clusters : int
+    seed : int
+        The fit's seed: draw any randomness of the criterion from it.
+    labels : dict of int to ndarray
+        Epoch -> chosen k-means labels of the candidates scored so far.
+    scores : dict of int to float
+        Epoch -> score of the candidates scored so far.
+    """
+
+    texts: list = field(repr=False)
+    sample_indices: np.ndarray = field(repr=False)
+    n_clusters: int
+    seed: int
+    labels: dict = field(default_factory=dict, repr=False)
+    scores: dict = field(default_factory=dict)
+
+
+class SelectionCriterion:
+    """How candidate epochs are scored and one of them chosen; subclass it.
+
+    Greater scores are better; NaN counts as the worst. State a criterion needs across
+    epochs should live in the context (it is checkpointed), state it computes once per
+    fit in :meth:`prepare` (it is recomputed when a fit resumes).
+
+    Attributes
+    ----------
+    name : str
+        The history key of its score (beside the generic ``selection_score``).
+    keep_all_weights : bool
+        Keep every candidate's weights until :meth:`choose` (memory: one copy of the
+        encoder per epoch) instead of the best-scored one only.
+    """
+
+    name = "score"
+    keep_all_weights = False
+
+    def prepare(self, context):
+        """Once per fit, before the first candidate is scored."""
+
+    def score(self, candidate, context):
+        """The score of ``candidate`` (a :class:`Candidate`); greater is better."""
+        raise NotImplementedError
+
+    def choose(self, context):
+        """The epoch to keep: by default the first of the best scores."""
+        epochs = sorted(context.scores)
+        scores = np.array([context.scores[epoch] for epoch in epochs], dtype=float)
+        return epochs[int(np.argmax(np.nan_to_num(scores, nan=-np.inf)))]
+
+
+class SilhouetteCriterion(SelectionCriterion):
+    """The cosine silhouette of the chosen k-means clustering (-1 where undefined).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[1.0, 0.0], [0.9, 0.1], [0.0, 1.0], [0.1, 0.9]])
+    >>> candidate = Candidate(1, X, cluster(X, 2))
+    >>> round(SilhouetteCriterion().score(candidate, None), 3)
+    0.993
+    """
+
+    name = "silhouette"
+
+    def score(self, candidate, context):
+        score = cosine_silhouette(candidate.clustering.unit, candidate.labels)
+        return UNDEFINED_SILHOUETTE if np.isnan(score) else score
+
+
+#: The criteria the ``selection`` parameter names.
+CRITERIA = {"silhouette": SilhouetteCriterion}
+
+
+def make_criterion(selection):
+    """The fit's own criterion for the ``selection`` parameter (a copy: ``prepare`` may
+    store state in it, and fit must not touch its parameters)."""
+    if isinstance(selection, str):
+        return CRITERIA[selection]()
+    return copy.deepcopy(selection)
+
+
+def _cpu_copy(module):
+    return {name: value.detach().to("cpu", copy=True)
+            for name, value in module.state_dict().items()}
+
+
+class EpochSelection(Callback):
+    """skorch callback: scores each completed epoch and keeps the weights a fit returns.
+
+    Parameters
+    ----------
+    criterion : SelectionCriterion or None
+        None keeps the last completed epoch, and embeds nothing.
+    context : SelectionContext or None
+        Needed with a criterion.
+    last_epoch : int
+        The fit's ``max_epochs``: training ends with that epoch's weights in the encoder,
+        so they need no copy.
+    keep_embeddings : bool, default=False
+        Keep the sample's embeddings by the best weights, as ``best_embeddings``.
+
+    Attributes
+    ----------
+    completed : int
+        The last epoch whose end was processed: the history and the weights returned
+        stop there, even when training was interrupted later.
+    kept : dict of int to dict
+        Epoch -> its weights on the CPU: the best candidate (every candidate with a
+        criterion that ``keep_all_weights``), or the last completed epoch.
+    """
+
+    def __init__(self, criterion=None, context=None, *, last_epoch, keep_embeddings=False):
+        self.criterion = criterion
+        self.context = context
+        self.last_epoch = last_epoch
+        self.keep_embeddings = keep_embeddings
+        self.completed = 0
+        self.kept = {}
+        self.best_epoch = None
+        self.best_embeddings = None
+
+    @property
+    def name(self):
+        """The criterion's history key, or None."""
+        return None if self.criterion is None else self.criterion.name
+
+    def begin(self, net, start):
+        """Before training, ``start`` epochs being done (resumed from a checkpoint, or 0):
+        prepare the criterion, score the untuned encoder, keep the weights to return."""
+        self.completed = start
+        if self.criterion is None:
+            self.kept = {start: _cpu_copy(net.module_)} if start < self.last_epoch else {}
+            return
+        self.criterion.prepare(self.context)
+        if start == 0:
+            self._evaluate(net, 0)
+
+    def on_epoch_end(self, net, **kwargs):
+        epoch = len(net.history)
+        if self.criterion is None:
+            self.kept = {epoch: _cpu_copy(net.module_)} if epoch < self.last_epoch else {}
+        else:
+            score = self._evaluate(net, epoch)
+            net.history.record(self.criterion.name, score)
+            net.history.record("selection_score", score)
+            net.history.record("selection_score_best", self.best_epoch == epoch)
+        self.completed = epoch
+
+    def _worth_keeping(self, epoch):
+        return self.criterion.keep_all_weights or epoch == self.best_epoch
+
+    def _evaluate(self, net, epoch):
+        embeddings = net.embed(self.context.texts)
+        candidate = Candidate(epoch, embeddings, cluster(
+            embeddings, self.context.n_clusters, self.context.seed))
+        score = float(self.criterion.score(candidate, self.context))
+        best = self.context.scores.get(self.best_epoch, np.nan)
+        if self.best_epoch is None or score > best or (np.isnan(best) and not np.isnan(score)):
+            self.best_epoch = epoch
+            self.best_embeddings = embeddings if self.keep_embeddings else None
+        if self._worth_keeping(epoch):
+            if not self.criterion.keep_all_weights:
+                self.kept.clear()
+            self.kept[epoch] = _cpu_copy(net.module_)
+        self.context.labels[epoch] = candidate.labels
+        self.context.scores[epoch] = score
+        return score
+
+    def restore(self, net):
+        """Load the weights of the epoch to return into ``net``; return that epoch."""
+        if self.criterion is None:
+            epoch = self.completed
+        else:
+            for later in [e for e in self.context.scores if e > self.completed]:
+                del self.context.scores[later], self.context.labels[later]
+            epoch = self.criterion.choose(self.context)
+        if epoch in self.kept:
+            net.module_.load_state_dict(self.kept[epoch])
+        elif epoch != self.completed or self.completed < self.last_epoch:
+            raise RuntimeError(
+                f"The selection chose epoch {epoch}, whose weights were not kept; a "
+                "criterion whose choice is not its best score needs keep_all_weights = True.")
+        if self.best_epoch != epoch:
+            self.best_embeddings = None
+        return epoch
+
+    def release(self):
+        """Drop what only training needs (the sample's texts, kept weights and embeddings)."""
+        self.kept, self.best_embeddings = {}, None
+        if self.context is not None:
+            self.context.texts = None
+
+    # -- checkpoints -----------------------------------------------------------------
+    def state(self, epoch):
+        """``(metadata, tensors)`` of the selection at the end of ``epoch``, for a
+        checkpoint whose parameters are that epoch's: those weights are not repeated."""
+        if self.criterion is None:
+            return {"kept": sorted(self.kept)}, {}
+        meta = {"kept": sorted(self.kept), "best_epoch": self.best_epoch,
+                "scores": {str(e): s for e, s in self.context.scores.items()}}
+        tensors = {f"labels.{e}": torch.from_numpy(np.asarray(labels, dtype=np.int64))
+                   for e, labels in self.context.labels.items()}
+        for kept_epoch, weights in self.kept.items():
+            if kept_epoch != epoch:
+                tensors.update({f"weights.{kept_epoch}.{name}": value
+                                for name, value in weights.items()})
+        return meta, tensors
+
+    def load_state(self, meta, tensors, net, epoch):
+        """Restore :meth:`state` of ``epoch``; ``net`` holds that epoch's parameters."""
+        self.kept = {}
+        for kept_epoch in meta["kept"]:
+            if kept_epoch == epoch:
+                self.kept[epoch] = _cpu_copy(net.module_)
+            else:
+                prefix = f"weights.{kept_epoch}."
+                self.kept[kept_epoch] = {name[len(prefix):]: value
+                                         for name, value in tensors.items()
+                                         if name.startswith(prefix)}
+        if self.criterion is not None:
+            self.best_epoch = meta["best_epoch"]
+            self.context.scores = {int(e): s for e, s in meta["scores"].items()}
+            self.context.labels = {e: tensors[f"labels.{e}"].numpy()
+                                   for e in self.context.scores}

@@ -1,0 +1,143 @@
+"""Epoch selection as a strategy: the clustering it scores, and the criterion interface."""
+
+import numpy as np
+import pytest
+
+from sklearn_shufdiv.cluster import SphericalKMeans
+from sklearn_shufdiv.embedders import SelectionCriterion, ShuffleDivideEmbedder
+from sklearn_shufdiv.embedders._selection import Candidate, SilhouetteCriterion, cluster
+from sklearn_shufdiv.metrics import cosine_silhouette
+
+SMALL = dict(max_epochs=2, batch_size=8, mini_batch_size=6, max_length=32, random_state=0,
+             verbose=0, n_clusters=4)
+
+
+@pytest.fixture(scope="module")
+def points():
+    rng = np.random.default_rng(0)
+    return rng.normal(size=(60, 5)) + 3 * np.repeat(np.eye(5)[:3], 20, axis=0)
+
+
+def test_the_clustering_is_the_estimators(points):
+    """What a user gets clustering the normalised embeddings (transform's output)."""
+    clustering = cluster(points, 3, random_state=7)
+    unit = points / np.linalg.norm(points, axis=1, keepdims=True)
+    np.testing.assert_allclose(clustering.unit, unit, rtol=1e-6)
+    expected = SphericalKMeans(3, random_state=7).fit(unit)
+    np.testing.assert_array_equal(clustering.labels, expected.labels_)
+    assert clustering.inertia == pytest.approx(expected.inertia_)
+
+
+def test_every_run_is_replayed_and_the_best_is_chosen(points):
+    noisy = np.random.default_rng(1).normal(size=(80, 6))  # no structure: runs disagree
+    clustering = cluster(noisy, 5, random_state=3, n_init=6)
+    labels, inertias = clustering.runs
+    assert labels.shape == (6, 80) and inertias.shape == (6,)
+    assert len({tuple(row) for row in labels}) > 1  # the runs are distinct runs
+    best = int(np.argmin(inertias))
+    np.testing.assert_array_equal(labels[best], clustering.labels)
+    assert inertias[best] == pytest.approx(clustering.inertia)
+    assert clustering.labels.tolist() == SphericalKMeans(
+        5, n_init=6, random_state=3).fit(clustering.unit).labels_.tolist()
+
+
+def test_the_silhouette_criterion_is_the_packages_silhouette(points):
+    candidate = Candidate(2, points, cluster(points, 3))
+    assert SilhouetteCriterion().score(candidate, None) == cosine_silhouette(
+        candidate.clustering.unit, candidate.labels)
+    one_cluster = Candidate(0, points, cluster(points, 3))
+    one_cluster.clustering.labels = np.zeros(len(points), dtype=int)
+    assert SilhouetteCriterion().score(one_cluster, None) == -1.0  # undefined: the worst
+
+
+class Recording(SelectionCriterion):
+    """A criterion that records what it is given; scores favour epoch 1."""
+
+    name = "recorded"
+
+    def __init__(self):
+        self.prepared, self.seen = 0, []
+
+    def prepare(self, context):
+        self.prepared += 1
+
+    def score(self, candidate, context):
+        self.seen.append((candidate.epoch, sorted(context.labels), len(context.texts),
+                          candidate.embeddings.shape, candidate.clustering.runs[0].shape))
+        return [0.1, 0.9, 0.5][candidate.epoch]
+
+
+def fitted_criterion(embedder):
+    return dict(embedder.net_.callbacks_)["selection"].criterion
+
+
+def test_a_criterion_sees_each_candidate_and_its_scores_go_to_history(tiny_bert_path,
+                                                                       corpus):
+    docs, _ = corpus
+    criterion = Recording()
+    embedder = ShuffleDivideEmbedder(tiny_bert_path, selection=criterion,
+                                     selection_sample_size=40, **SMALL).fit(docs)
+    assert criterion.seen == []  # the fit works on its own copy
+    used = fitted_criterion(embedder)
+    assert used.prepared == 1
+    n_init = SphericalKMeans(4).n_init  # "auto" is one k-means++ run
+    runs = (n_init if isinstance(n_init, int) else 1, 40)
+    assert used.seen == [(0, [], 40, (40, 32), runs), (1, [0], 40, (40, 32), runs),
+                         (2, [0, 1], 40, (40, 32), runs)]
+    assert [row["recorded"] for row in embedder.history_] == [0.1, 0.9, 0.5]
+    assert [row["selection_score"] for row in embedder.history_] == [0.1, 0.9, 0.5]
+    assert embedder.net_.history[:, "recorded"] == [0.9, 0.5]
+    assert embedder.best_epoch_ == 1
+    one_epoch = ShuffleDivideEmbedder(tiny_bert_path, **{**SMALL, "max_epochs": 1,
+                                                         "n_clusters": None}).fit(docs)
+    np.testing.assert_array_equal(embedder.transform(docs), one_epoch.transform(docs))
+
+
+class LastButOne(SelectionCriterion):
+    """Chooses only at the end (epoch max - 1), so it keeps every epoch's weights."""
+
+    name = "none"
+    keep_all_weights = True
+
+    def score(self, candidate, context):
+        return float("nan")
+
+    def choose(self, context):
+        return max(context.scores) - 1
+
+
+def test_a_criterion_may_keep_all_weights_and_choose_at_the_end(tiny_bert_path, corpus,
+                                                                 tmp_path, interrupt_at):
+    docs, _ = corpus
+    params = {**SMALL, "max_epochs": 3, "selection": LastButOne()}
+    whole = ShuffleDivideEmbedder(tiny_bert_path, **params).fit(docs)
+    assert whole.best_epoch_ == 2
+    two_epochs = ShuffleDivideEmbedder(tiny_bert_path, **{**SMALL, "n_clusters": None}).fit(docs)
+    np.testing.assert_array_equal(whole.transform(docs), two_epochs.transform(docs))
+    # Interrupted in epoch 3 and resumed: the kept weights came back from the checkpoint.
+    restore = interrupt_at(6 * 2 + 2)
+    with pytest.warns(RuntimeWarning, match="interrupted after 2 of 3"):
+        ShuffleDivideEmbedder(tiny_bert_path, checkpoint_dir=tmp_path, **params).fit(docs)
+    restore()
+    resumed = ShuffleDivideEmbedder(tiny_bert_path, checkpoint_dir=tmp_path, **params).fit(docs)
+    assert resumed.best_epoch_ == 2
+    np.testing.assert_array_equal(resumed.transform(docs), whole.transform(docs))
+
+
+class ChoosesWithoutKeeping(LastButOne):
+    keep_all_weights = False
+
+    def score(self, candidate, context):
+        return float(candidate.epoch)  # the best is the last; it chooses another
+
+
+def test_a_choice_whose_weights_were_not_kept_is_an_error(tiny_bert_path, corpus):
+    docs, _ = corpus
+    with pytest.raises(RuntimeError, match="keep_all_weights = True"):
+        ShuffleDivideEmbedder(tiny_bert_path, selection=ChoosesWithoutKeeping(),
+                              **SMALL).fit(docs)
+
+
+def test_bad_selection(tiny_bert_path, corpus):
+    with pytest.raises(ValueError, match="'selection' parameter"):
+        ShuffleDivideEmbedder(tiny_bert_path, selection="stability", **SMALL).fit(corpus[0])
