@@ -15,7 +15,7 @@ from sklearn.utils.validation import check_is_fitted
 from ..utils._param_validation import Interval, validate_params
 from . import _checkpoint
 from ._distributed import AverageGradients, CrossProcessNTXentLoss, rank_and_world
-from ._encoder import load_encoder, model_max_length
+from ._encoder import checked_max_length, load_encoder
 from ._loss import NTXentLoss
 from ._positives import content_keys
 from ._training import ContrastiveNet, EpochBatches, ProgressBar, SetEpochViews, SilhouetteSelection
@@ -115,7 +115,8 @@ class BaseContrastiveEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         seed = int(self.random_state) if isinstance(self.random_state, Integral) else int(
             rng.randint(np.iinfo(np.int32).max))
         tokenizer, encoder = load_encoder(self.model_name_or_path, self.verbose)
-        max_length = self.max_length or model_max_length(tokenizer, encoder)
+        max_length = checked_max_length(self.max_length, tokenizer, encoder,
+                                        self.model_name_or_path)
 
         rank, world_size = rank_and_world()
         if self.batch_size < 2 * world_size:
