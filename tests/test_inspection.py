@@ -15,7 +15,7 @@ from sklearn_shufdiv.inspection import (
 )
 
 
-def reference_class_tfidf(documents, labels, analyzer):
+def reference_class_tfidf(documents, labels, analyzer, reduce_frequent_words=False):
     """c-TF-IDF written out term by term, from Counters."""
     clusters = sorted(set(labels))
     counts = {c: Counter() for c in clusters}
@@ -25,16 +25,20 @@ def reference_class_tfidf(documents, labels, analyzer):
     for counter in counts.values():
         total.update(counter)
     words_per_cluster = sum(sum(c.values()) for c in counts.values()) / len(clusters)
-    return {c: {t: n / sum(counts[c].values()) * math.log(1 + words_per_cluster / total[t])
+    root = math.sqrt if reduce_frequent_words else (lambda x: x)
+    return {c: {t: root(n / sum(counts[c].values()))
+                * math.log(1 + words_per_cluster / total[t])
                 for t, n in counts[c].items()} for c in clusters}
 
 
-def test_class_tfidf_matches_the_formula(corpus):
+@pytest.mark.parametrize("reduce_frequent_words", [False, True])
+def test_class_tfidf_matches_the_formula(corpus, reduce_frequent_words):
     docs, _ = corpus
     labels = np.random.default_rng(0).integers(0, 3, len(docs))
-    weights, terms, clusters = class_tfidf(docs, labels)
+    weights, terms, clusters = class_tfidf(docs, labels,
+                                           reduce_frequent_words=reduce_frequent_words)
     analyzer = CountVectorizer(stop_words="english").build_analyzer()
-    expected = reference_class_tfidf(docs, labels.tolist(), analyzer)
+    expected = reference_class_tfidf(docs, labels.tolist(), analyzer, reduce_frequent_words)
     assert clusters.tolist() == [0, 1, 2]
     dense = weights.toarray()
     for row, cluster in enumerate(clusters):

@@ -6,7 +6,7 @@ from sklearn.feature_extraction.text import CountVectorizer
 from sklearn.preprocessing import normalize
 
 
-def class_tfidf(documents, labels, *, vectorizer=None):
+def class_tfidf(documents, labels, *, vectorizer=None, reduce_frequent_words=False):
     """Class-based TF-IDF: one row of term weights per cluster (c-TF-IDF).
 
     The documents of each cluster are pooled into one "class document", whose term
@@ -15,7 +15,9 @@ def class_tfidf(documents, labels, *, vectorizer=None):
     ``A`` the mean number of words per cluster -- the weighting of BERTopic's
     ``ClassTfidfTransformer`` (which rounds ``A`` down to an integer; here it is not).
     A term weighs most in a cluster where it is frequent and which holds most of its
-    occurrences.
+    occurrences. With ``reduce_frequent_words=True`` the normalised frequencies are
+    square-rooted first (BERTopic's option of that name), which lowers words frequent
+    everywhere ("said" in news) against rarer, more telling ones.
 
     Parameters
     ----------
@@ -27,6 +29,8 @@ def class_tfidf(documents, labels, *, vectorizer=None):
         Counts the terms; None uses ``CountVectorizer(stop_words="english")``. Any
         vectorizer with ``fit_transform`` and ``get_feature_names_out`` giving counts
         will do (n-grams, a vocabulary, another tokenizer).
+    reduce_frequent_words : bool, default=False
+        Square-root the normalised term frequencies before the weighting.
 
     Returns
     -------
@@ -58,11 +62,15 @@ def class_tfidf(documents, labels, *, vectorizer=None):
     frequency = np.asarray(per_cluster.sum(axis=0)).ravel()
     words_per_cluster = float(per_cluster.sum(axis=1).mean())
     idf = np.log1p(words_per_cluster / np.maximum(frequency, 1.0))
-    weights = normalize(per_cluster, norm="l1", axis=1) @ sp.diags(idf)
+    frequencies = normalize(per_cluster, norm="l1", axis=1)
+    if reduce_frequent_words:
+        frequencies.data = np.sqrt(frequencies.data)
+    weights = frequencies @ sp.diags(idf)
     return sp.csr_matrix(weights), np.asarray(vectorizer.get_feature_names_out()), clusters
 
 
-def cluster_top_terms(documents, labels, *, n_terms=10, vectorizer=None):
+def cluster_top_terms(documents, labels, *, n_terms=10, vectorizer=None,
+                      reduce_frequent_words=False):
     """The ``n_terms`` terms of highest :func:`class_tfidf` weight in each cluster.
 
     Parameters
@@ -74,6 +82,8 @@ def cluster_top_terms(documents, labels, *, n_terms=10, vectorizer=None):
     n_terms : int, default=10
         Terms per cluster (fewer when a cluster has fewer distinct terms).
     vectorizer : CountVectorizer, default=None
+        As for :func:`class_tfidf`.
+    reduce_frequent_words : bool, default=False
         As for :func:`class_tfidf`.
 
     Returns
@@ -90,7 +100,8 @@ def cluster_top_terms(documents, labels, *, n_terms=10, vectorizer=None):
     >>> [term for term, _ in top["sport"]], [term for term, _ in top["baking"]]
     (['goal', 'team'], ['bake', 'bread'])
     """
-    weights, terms, clusters = class_tfidf(documents, labels, vectorizer=vectorizer)
+    weights, terms, clusters = class_tfidf(documents, labels, vectorizer=vectorizer,
+                                           reduce_frequent_words=reduce_frequent_words)
     top = {}
     for row, cluster in enumerate(clusters):
         values = weights[row].toarray().ravel()
