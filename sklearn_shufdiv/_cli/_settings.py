@@ -18,9 +18,10 @@ from . import CLIError
 CPU_SETTINGS = {"max_length": 128, "batch_size": 64, "max_epochs": 1}
 
 #: A training view costs this many inference passes of its tokens: a forward pass without
-#: gradients, another with them and the backward pass (GradCache), in train mode.
-#: Measured with MiniLM-L6 on 2 CPU cores (see _cli/_settings.py's history in git).
-TRAINING_PASSES_PER_VIEW = 4.0
+#: gradients, another with them and the backward pass (GradCache), in train mode. Measured
+#: with MiniLM-L6 on 2 shared CPU cores, 150 BBC articles, 1 epoch: with 4, the estimates
+#: were 221 s and 78 s for runs of 320 s and 112 s (128 and 64 tokens), 1.44x short both.
+TRAINING_PASSES_PER_VIEW = 6.0
 
 #: Documents embedded to time the encoder, and documents tokenised to measure lengths.
 TIMING_SAMPLE, LENGTH_SAMPLE = 32, 512
