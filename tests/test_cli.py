@@ -20,6 +20,15 @@ from sklearn_shufdiv.datasets import _bbc
 FAST = ["--max-epochs", "1", "--batch-size", "8", "--max-length", "32", "--quiet"]
 TOPIC_NAMES = ["sport", "space", "cooking", "finance"]
 
+# Bounds on the scores of the 16-document, 4-topic runs below, which a broken method would
+# miss. Measured once (tiny BERT, 1 epoch, seeds 0-4): Shuffle & Divide and TF-IDF
+# positives gave ACC 0.875-0.9375, AMI 0.789-0.850, silhouette 0.385-0.448. A random
+# labelling of these 16 documents reaches ACC >= 0.8 in 0.08% of 5,000 draws (a constant
+# one gives 0.25), AMI 0.576 at most in 2,000 (99th percentile 0.30), and, on the tiny
+# BERT's embeddings, a silhouette of 0.129 at most in 1,000. The bounds leave one
+# document of margin below the lowest measured ACC (0.875 - 1/16 > 0.8).
+TUNED_ACC, TUNED_AMI, SILHOUETTE = 0.8, 0.6, 0.25
+
 
 @pytest.fixture(scope="module")
 def small(corpus):
@@ -88,6 +97,8 @@ def test_folder_with_labels(tmp_path, capsys, small, tiny_bert_path):
     assert fields["documents"].strip() == "16"
     assert 0 <= float(fields["ACC"]) <= 1 and -1 <= float(fields["AMI"]) <= 1
     assert -1 <= float(fields["silhouette"].split()[0]) <= 1
+    assert float(fields["ACC"]) >= TUNED_ACC and float(fields["AMI"]) >= TUNED_AMI
+    assert float(fields["silhouette"].split()[0]) >= SILHOUETTE
     assert sum(int(s.split(":")[1]) for s in fields["sizes"].split(",")) == 16
     assert "epoch 1: loss" in err and "epoch 1: loss" not in out
 
@@ -126,6 +137,7 @@ def test_jsonl_tfidf_with_labels(tmp_path, capsys, small, tiny_bert_path):
     assert fields["method"].strip() == "tfidf"
     assert fields["classes"].strip() == "4"
     assert "ACC" in fields and "AMI" in fields
+    assert float(fields["ACC"]) >= TUNED_ACC and float(fields["AMI"]) >= TUNED_AMI
 
 
 # -- errors: exit status 2, a clear message on stderr, no traceback --------------------
@@ -244,4 +256,12 @@ def test_demo_with_a_fake_bbc(tmp_path, capsys, monkeypatch, corpus, tiny_bert_p
     assert set(rows) == {"frozen", "shuffle-divide"}
     for acc, ami, silhouette in rows.values():
         assert 0 < float(acc) <= 1 and -1 <= float(ami) <= 1 and -1 <= float(silhouette) <= 1
+    # Measured once over seeds 0-4 (each drawing its own 16 of the 48 documents): frozen
+    # ACC 0.625-0.875, AMI 0.516-0.789, silhouette 0.226-0.338; Shuffle & Divide ACC
+    # 0.875-1.0, AMI 0.708-1.0, silhouette 0.280-0.383. Random labellings: see above
+    # (ACC >= 0.6 in 6% of draws, a constant clustering 0.25).
+    bounds = {"frozen": (0.6, 0.45), "shuffle-divide": (TUNED_ACC, TUNED_AMI)}
+    for name, (acc, ami, silhouette) in rows.items():
+        assert float(acc) >= bounds[name][0] and float(ami) >= bounds[name][1], rows
+        assert float(silhouette) >= 0.2, rows
     assert "chosen epoch:" in out and "of 1 (by silhouette" in out
