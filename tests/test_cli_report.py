@@ -237,7 +237,7 @@ def test_max_length_above_the_model_is_a_clean_error(capsys, tmp_path, tiny_bert
     docs.write_text("".join(f"document {i} " * 60 + "\n" for i in range(3)), encoding="utf-8")
     # Before: a RuntimeError traceback from inside the model's embeddings.
     status, out, err = run(capsys, "cluster", docs, "-k", 2, "-o", tmp_path / "o.csv",
-                           "--model", tiny_bert_path, "--max-length", 600, "--quiet",
+                           "--model", tiny_bert_path, "--max-length", 600,
                            "--method", "frozen")
     assert status == 2 and out == "" and "Traceback" not in err
     assert err.splitlines()[-1].startswith("error: max_length=600 is above what the model")

@@ -6,7 +6,14 @@ import time
 from dataclasses import dataclass, field
 
 import numpy as np
+from sklearn.metrics import adjusted_mutual_info_score
+from transformers.utils import logging
 
+from .. import metrics
+from ..cluster import SphericalKMeans
+from ..embedders import ShuffleDivideEmbedder, TfidfPositiveEmbedder, load_encoder
+from ..embedders._encoder import checked_max_length
+from ..metrics import clustering_accuracy
 from . import CLIError
 from ._settings import Estimate, choose_settings, estimate, estimate_lines, seconds_per_token
 
@@ -73,8 +80,6 @@ def note(args, message):
 
 def load_model(args):
     """The tokenizer and encoder of ``--model`` (loaded to plan the run)."""
-    from ..embedders import load_encoder
-
     try:
         return load_encoder(args.model or default_model(), verbose=0)
     except (OSError, ValueError) as exc:
@@ -100,10 +105,13 @@ def plan_run(args, texts, *, methods, select=True):
     -------
     settings : Settings
     """
-    from ..embedders import ShuffleDivideEmbedder
-
     tokenizer, encoder = load_model(args)
     settings = choose_settings(args, tokenizer, encoder)
+    try:  # the embedder checks it too; here, before the encoder is timed
+        checked_max_length(settings.max_length, tokenizer, encoder,
+                           args.model or default_model())
+    except ValueError as exc:
+        raise CLIError(str(exc)) from exc
     note(args, f"settings: {settings.describe()}")
     if not args.quiet:
         per_token = seconds_per_token(tokenizer, encoder, texts, settings, args.seed)
@@ -141,8 +149,6 @@ def make_embedder(args, settings, method, n_clusters, *, select=True):
     -------
     embedder : ShuffleDivideEmbedder or TfidfPositiveEmbedder
     """
-    from ..embedders import ShuffleDivideEmbedder, TfidfPositiveEmbedder
-
     params = {"max_length": settings.max_length, "device": settings.device,
               "batch_size": settings.batch_size, "random_state": args.seed,
               "verbose": 0 if args.quiet else 1}
@@ -174,8 +180,6 @@ def progress_to_stderr(quiet):
         if not quiet:
             yield
             return
-        from transformers.utils import logging
-
         enabled = logging.is_progress_bar_enabled()
         logging.disable_progress_bar()
         try:
@@ -187,10 +191,8 @@ def progress_to_stderr(quiet):
 
 def cosine_silhouette(embeddings, clusters, seed=0):
     """Cosine silhouette, on a sample for large corpora; None when undefined."""
-    from ..metrics import cosine_silhouette
-
-    score = cosine_silhouette(embeddings, clusters, sample_size=SILHOUETTE_SAMPLE_SIZE,
-                              random_state=seed)
+    score = metrics.cosine_silhouette(embeddings, clusters,
+                                      sample_size=SILHOUETTE_SAMPLE_SIZE, random_state=seed)
     return None if np.isnan(score) else score
 
 
@@ -234,11 +236,6 @@ def embed_and_cluster(args, settings, texts, n_clusters, *, method, select=True,
     -------
     clustering : Clustering
     """
-    from sklearn.metrics import adjusted_mutual_info_score
-
-    from ..cluster import SphericalKMeans
-    from ..metrics import clustering_accuracy
-
     start = time.perf_counter()
     embedder = make_embedder(args, settings, method, n_clusters, select=select)
     note(args, f"{method}: fitting {embedder.model_name_or_path} on "

@@ -4,6 +4,8 @@ import os
 import tempfile
 
 import numpy as np
+from sklearn.decomposition import PCA
+from sklearn.manifold import TSNE
 
 from . import CLIError
 
@@ -24,9 +26,6 @@ def check_matplotlib():
 
 def project(embeddings, projection, seed):
     """2-D coordinates of ``embeddings`` by t-SNE (cosine) or PCA."""
-    from sklearn.decomposition import PCA
-    from sklearn.manifold import TSNE
-
     if projection == "pca" or len(embeddings) < 5:
         return PCA(n_components=2, random_state=seed).fit_transform(embeddings)
     perplexity = min(30.0, (len(embeddings) - 1) / 3)

@@ -12,6 +12,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..embedders import ShuffleDivideEmbedder
+from ..embedders._base import resolve_device as _resolve_device
+from ..embedders._batching import tokenize
+from ..embedders._encoder import encode, model_max_length
 from . import CLIError
 
 #: Settings for a CPU: those of the README's CPU results (benchmarks/README.md).
@@ -48,9 +52,7 @@ class Settings:
 
 def resolve_device(device):
     """``auto`` -> ``cuda`` when available, else ``cpu``; other values are kept."""
-    from ..embedders._base import resolve_device as resolve
-
-    return resolve(device)
+    return _resolve_device(device)
 
 
 def choose_settings(args, tokenizer, encoder):
@@ -67,9 +69,6 @@ def choose_settings(args, tokenizer, encoder):
     -------
     settings : Settings
     """
-    from ..embedders import ShuffleDivideEmbedder
-    from ..embedders._encoder import model_max_length
-
     try:
         device = resolve_device(args.device)
     except ValueError as exc:
@@ -89,8 +88,6 @@ def choose_settings(args, tokenizer, encoder):
 
 
 def _token_lengths(tokenizer, texts, cap, seed):
-    from ..embedders._batching import tokenize
-
     rng = np.random.default_rng(seed)
     sample = [texts[i] for i in rng.permutation(len(texts))[:LENGTH_SAMPLE]]
     return np.array([len(ids) for ids in tokenize(tokenizer, sample, cap)], dtype=float)
@@ -98,8 +95,6 @@ def _token_lengths(tokenizer, texts, cap, seed):
 
 def seconds_per_token(tokenizer, encoder, texts, settings, seed):
     """Inference time of the encoder per token, timed on a sample of ``texts``."""
-    from ..embedders._encoder import encode
-
     rng = np.random.default_rng(seed)
     sample = [texts[i] for i in rng.permutation(len(texts))[:TIMING_SAMPLE]]
     kwargs = {"max_length": settings.max_length, "batch_size": TIMING_SAMPLE,
