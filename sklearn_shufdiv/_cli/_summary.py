@@ -12,7 +12,7 @@ import numpy as np
 from sklearn.feature_extraction.text import CountVectorizer
 
 from ..inspection import cluster_top_terms, representative_documents
-from ._pipeline import epoch_text, plural, score_text
+from ._pipeline import default_model, epoch_text, plural, score_text
 from ._readers import FORMAT_DESCRIPTIONS
 
 N_TERMS, N_REPRESENTATIVES, FIRST_LINE_WIDTH = 8, 3, 72
@@ -133,7 +133,7 @@ def report(corpus, result, args, settings, descriptions, paths):
     return {
         "input": str(args.input), "format": corpus.format, "documents": len(corpus.ids),
         "skipped": corpus.skipped, "replaced": corpus.replaced,
-        "method": args.method, "model": str(args.model) if args.model else None,
+        "method": args.method, "model": str(args.model or default_model()),
         "settings": {"device": settings.device, "max_length": settings.max_length,
                      "batch_size": settings.batch_size, "max_epochs": settings.max_epochs,
                      "seed": args.seed},
