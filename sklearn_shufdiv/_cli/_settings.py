@@ -23,12 +23,15 @@ CPU_SETTINGS = {"max_length": 128, "batch_size": 64, "max_epochs": 1}
 
 #: A training view costs this many inference passes of its tokens: a forward pass without
 #: gradients, another with them and the backward pass (GradCache), in train mode. Measured
-#: with MiniLM-L6 on 2 shared CPU cores, 150 BBC articles, 1 epoch: with 4, the estimates
-#: were 221 s and 78 s for runs of 320 s and 112 s (128 and 64 tokens), 1.44x short both.
+#: with MiniLM-L6 on 2 CPU cores shared with other jobs (load average 6-9), 1 epoch: with
+#: 4, the estimates for 150 BBC articles were 221 s and 78 s for runs of 320 s and 112 s
+#: (128 and 64 tokens); with 6, 35 min for the demo's 15.5 min (600 articles). On such a
+#: machine an estimate is good to a factor of about 2 either way.
 TRAINING_PASSES_PER_VIEW = 6.0
 
-#: Documents embedded to time the encoder, and documents tokenised to measure lengths.
-TIMING_SAMPLE, LENGTH_SAMPLE = 32, 512
+#: Documents embedded to time the encoder (the median of a few timings), and documents
+#: tokenised to measure lengths.
+TIMING_SAMPLE, TIMING_REPEATS, LENGTH_SAMPLE = 32, 3, 512
 
 
 @dataclass
@@ -101,9 +104,12 @@ def seconds_per_token(tokenizer, encoder, texts, settings, seed):
               "device": settings.device}
     encoder.to(settings.device)
     encode(encoder, tokenizer, sample[:2], **kwargs)  # warm-up: allocations, kernels
-    start = time.perf_counter()
-    encode(encoder, tokenizer, sample, **kwargs)
-    seconds = time.perf_counter() - start
+    timings = []
+    for _ in range(TIMING_REPEATS):  # the median: other jobs come and go on a shared machine
+        start = time.perf_counter()
+        encode(encoder, tokenizer, sample, **kwargs)
+        timings.append(time.perf_counter() - start)
+    seconds = float(np.median(timings))
     tokens = _token_lengths(tokenizer, sample, settings.max_length, seed).sum()
     return seconds / max(tokens, 1.0)
 
@@ -151,7 +157,8 @@ def estimate_lines(estimate, settings, *, method, select):
     lines = [f"estimated time: about {duration_text(estimate.total)} on {settings.device} "
              f"(training {duration_text(estimate.training)}, embedding "
              f"{duration_text(estimate.embedding)}), from the encoder's speed on "
-             f"{TIMING_SAMPLE} of the documents"]
+             f"{TIMING_SAMPLE} of the documents just now (other jobs on the machine make "
+             "it vary)"]
     if method != "frozen" and settings.device == "cpu":
         shorter = []
         if settings.max_length > 64:
