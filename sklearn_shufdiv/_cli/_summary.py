@@ -40,7 +40,7 @@ WORD_PATTERN = r"(?u)\b[^\W\d_][^\W_]+\b"
 
 def top_terms(texts, clusters):
     """Each cluster's top terms: c-TF-IDF with square-rooted frequencies, on words in at
-    most half of the documents (measured on BBC News: "said" and "mr" led three of five
+    most half of the documents (on 150 BBC articles, "said" and "mr" led three of five
     clusters without both); on tiny corpora that leave no such word, on every word."""
     for max_df in (0.5, 1.0):
         vectorizer = CountVectorizer(stop_words="english", token_pattern=WORD_PATTERN,
