@@ -112,7 +112,7 @@ def plan_run(args, texts, *, methods, select=True):
                            args.model or default_model())
     except ValueError as exc:
         raise CLIError(str(exc)) from exc
-    note(args, f"settings: {settings.describe()}")
+    note(args, f"settings: {settings.describe(any(m != 'frozen' for m in methods))}")
     if not args.quiet:
         per_token = seconds_per_token(tokenizer, encoder, texts, settings, args.seed)
         sample_size = ShuffleDivideEmbedder().get_params()["selection_sample_size"]

@@ -44,12 +44,18 @@ class Settings:
     max_epochs: int
     from_device: tuple = ()
 
-    def describe(self):
-        epochs = f"{self.max_epochs} epoch{'s' if self.max_epochs != 1 else ''}"
-        text = (f"{self.device}, {self.max_length} tokens, batch {self.batch_size}, "
-                f"{epochs}")
-        if self.from_device:
-            text += f" (the {self.device} defaults: {', '.join(self.from_device)})"
+    def describe(self, training=True):
+        """In words; without ``training`` (the frozen method), the length alone."""
+        if training:
+            epochs = f"{self.max_epochs} epoch{'s' if self.max_epochs != 1 else ''}"
+            text = (f"{self.device}, {self.max_length} tokens, batch {self.batch_size}, "
+                    f"{epochs}")
+            chosen = self.from_device
+        else:
+            text = f"{self.device}, {self.max_length} tokens, no training"
+            chosen = [option for option in self.from_device if "--max-length" in option]
+        if chosen:
+            text += f" (the {self.device} defaults: {', '.join(chosen)})"
         return text
 
 
@@ -154,9 +160,10 @@ def duration_text(seconds):
 
 def estimate_lines(estimate, settings, *, method, select):
     """The estimate, and what would shorten the run, as lines for stderr."""
+    parts = (f"training {duration_text(estimate.training)}, embedding "
+             f"{duration_text(estimate.embedding)}" if estimate.training else "embedding")
     lines = [f"estimated time: about {duration_text(estimate.total)} on {settings.device} "
-             f"(training {duration_text(estimate.training)}, embedding "
-             f"{duration_text(estimate.embedding)}), from the encoder's speed on "
+             f"({parts}), from the encoder's speed on "
              f"{TIMING_SAMPLE} of the documents just now (other jobs on the machine make "
              "it vary)"]
     if method != "frozen" and settings.device == "cpu":

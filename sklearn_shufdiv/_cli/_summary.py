@@ -105,7 +105,7 @@ def summary_lines(corpus, result, args, settings, descriptions, paths):
                          f"(first: {where[0]})")
     lines += [
         f"method:       {args.method}",
-        f"settings:     {settings.describe()}",
+        f"settings:     {settings.describe(args.method != 'frozen')}",
         f"epoch:        {epoch_text(result)}",
         f"clusters:     {args.n_clusters}",
         "sizes:        " + ", ".join(f"{k}: {n}" for k, n in enumerate(sizes)),
