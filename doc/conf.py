@@ -421,10 +421,51 @@ def _title(text, char):
     return f"{text}\n{char * len(text)}\n"
 
 
+# Human headings for the reports of benchmarks/reproduce.py, named <corpus>[_<variant>].
+REPORT_CORPORA = {"bbc": "BBC News", "bbcsport": "BBC Sport", "20news": "20 Newsgroups",
+                  "reuters": "Reuters-21578"}
+REPORT_VARIANTS = [
+    (r"len(\d+)", "{0} tokens per document"),
+    (r"batch(\d+)", "batches of {0} pairs"),
+    (r"tfidfpos", "TF-IDF positives"),
+    (r"quick_tau([\d.]+)", "quick run, temperature {0}"),
+    (r"quick", "quick run"),
+]
+
+
+def _report_key(path):
+    """Reports in the order of the page: a README first, then by corpus (BBC News, the
+    headline, first), each corpus's main report before its variants."""
+    stem = path.stem.lower()
+    if stem in ("readme", "index"):
+        return (0, 0, "", path.name.lower())
+    corpus, _, variant = stem.partition("_")
+    order = list(REPORT_CORPORA)
+    rank = order.index(corpus) if corpus in REPORT_CORPORA else len(order)
+    return (1, rank, variant, path.name.lower())
+
+
+def report_title(path):
+    """``bbc.md`` -> "BBC News: the headline results"; ``bbc_len256.md`` -> "BBC News,
+    256 tokens per document"; a name of another form is kept as it is."""
+    corpus, _, variant = path.stem.partition("_")
+    name = REPORT_CORPORA.get(corpus.lower())
+    if name is None:
+        return path.name
+    if not variant:
+        return f"{name}: the headline results" if corpus.lower() == "bbc" else name
+    for pattern, text in REPORT_VARIANTS:
+        match = re.fullmatch(pattern, variant, flags=re.IGNORECASE)
+        if match:
+            return f"{name}, {text.format(*match.groups())}"
+    return f"{name}, {variant.replace('_', ' ')}"
+
+
 def write_benchmark_results():
     """``generated/includes/benchmark_results.rst`` from ``benchmarks/results/``.
 
-    Each report, in file-name order (a ``README``/``index`` first), gets a section:
+    Each report gets a section headed by :func:`report_title` (a ``README``/``index``
+    first, then BBC News, the headline, then the other corpora; see :func:`_report_key`):
 
     * ``*.md`` files are converted by :func:`markdown_to_rst` (``benchmarks/reproduce.py``
       writes one table per corpus);
@@ -439,7 +480,7 @@ def write_benchmark_results():
     shutil.rmtree(RESULTS_IMAGES, ignore_errors=True)
     files = sorted(
         (p for p in results.glob("*") if p.is_file() and not p.name.startswith(".")),
-        key=lambda p: (p.stem.lower() not in ("readme", "index"), p.name.lower()),
+        key=_report_key,
     ) if results.is_dir() else []
     images = [p.name for p in files if p.suffix.lower() in IMAGE_SUFFIXES]
     if images:
@@ -458,7 +499,8 @@ def write_benchmark_results():
             continue
         if not text.strip():
             continue
-        section = [] if path.stem.lower() in ("readme", "index") else [_title(path.name, "-")]
+        section = ([] if path.stem.lower() in ("readme", "index")
+                   else [_title(report_title(path), "-"), f"(from ``{path.name}``)\n"])
         if suffix == ".rst":
             section.append(_rst_with_image_paths(_rst_titles_to_rubrics(text), set(images)))
         elif suffix == ".md":

@@ -37,6 +37,13 @@ def _sha256_of(path):
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
+def _pin(monkeypatch, module, name, path):
+    """Pin the checksum of a fake archive: the loaders verify a cached archive's sha256
+    each time they read it, and the pinned ones are the real archives'."""
+    monkeypatch.setattr(module, name,
+                        dataclasses.replace(getattr(module, name), sha256=_sha256_of(path)))
+
+
 # --------------------------------------------------------------------------------------
 # Preprocessing
 # --------------------------------------------------------------------------------------
@@ -189,10 +196,11 @@ def _make_zip(path, files, directories=()):
 
 
 @pytest.fixture
-def bbc_home(tmp_path):
+def bbc_home(tmp_path, monkeypatch):
     home = tmp_path / "home"
     home.mkdir()
     _make_zip(home / "bbc-fulltext.zip", BBC_FILES, ["bbc/", "bbc/tech/", "bbc/business/"])
+    _pin(monkeypatch, _bbc, "_BBC", home / "bbc-fulltext.zip")
     return home
 
 
@@ -371,10 +379,11 @@ def reuters_archive(tmp_path):
 
 
 @pytest.fixture
-def reuters_home(tmp_path, reuters_archive):
+def reuters_home(tmp_path, reuters_archive, monkeypatch):
     home = tmp_path / "home"
     home.mkdir()
     (home / "reuters21578.tar.gz").write_bytes(reuters_archive.read_bytes())
+    _pin(monkeypatch, _reuters, "_ARCHIVE", reuters_archive)
     return home
 
 
@@ -454,14 +463,76 @@ def test_fetch_reuters21578_download(tmp_path, reuters_archive, monkeypatch):
     assert (home / "reuters21578.tar.gz").is_file()
 
 
-def test_reuters_archive_without_sgml(tmp_path):
+def test_reuters_archive_without_sgml(tmp_path, monkeypatch):
     home = tmp_path / "home"
     home.mkdir()
     with tarfile.open(home / "reuters21578.tar.gz", "w:gz") as archive:
         info = tarfile.TarInfo("README.txt")
         archive.addfile(info, io.BytesIO(b""))
+    _pin(monkeypatch, _reuters, "_ARCHIVE", home / "reuters21578.tar.gz")
     with pytest.raises(OSError, match="no reut2-NNN.sgm"):
         fetch_reuters21578(data_home=home, download_if_missing=False)
+
+
+# --------------------------------------------------------------------------------------
+# Damaged archives in the data home (issue 13, item 15)
+# --------------------------------------------------------------------------------------
+
+
+def _truncate(path):
+    data = path.read_bytes()
+    path.write_bytes(data[: len(data) // 2])
+    return path
+
+
+def _assert_names_the_file_and_what_to_do(message, path):
+    assert str(path) in message
+    assert f"Delete {path}" in message and "download it anew" in message
+
+
+@pytest.mark.parametrize("home, archive, load", [
+    ("bbc_home", "bbc-fulltext.zip", fetch_bbc),
+    ("reuters_home", "reuters21578.tar.gz", fetch_reuters21578),
+])
+def test_truncated_cached_archives_are_named_by_their_checksum(request, home, archive, load):
+    # The pinned sha256 is verified each time a cached archive is read, not only after a
+    # download: a truncated copy is caught before it is opened.
+    path = _truncate(request.getfixturevalue(home) / archive)
+    with pytest.raises(OSError, match="is damaged or another file") as info:
+        load(data_home=path.parent, download_if_missing=False)
+    _assert_names_the_file_and_what_to_do(str(info.value), path)
+    assert _sha256_of(path) in str(info.value)
+
+
+def test_cached_archive_of_another_content_is_refused(tmp_path):
+    # Before: a cached bbc-fulltext.zip was used whatever its content.
+    files = {f"bbc/{label}/001.txt": b"Title\n\nBody.\n" for label in _bbc._BBC_CLASSES}
+    path = _make_zip(tmp_path / "bbc-fulltext.zip", files)
+    with pytest.raises(OSError, match=rf"{path}: .*sha256 is [0-9a-f]{{64}}, not a351031a"):
+        fetch_bbc(data_home=tmp_path, download_if_missing=False)
+
+
+def test_truncated_zip_without_a_pinned_checksum(bbc_home):
+    # Where no checksum is pinned (BBC Sport), reading the damaged archive fails with the
+    # file named, not with a bare BadZipFile.
+    sport = _truncate(_sport_zip(bbc_home / "bbcsport-fulltext.zip"))
+    with pytest.raises(OSError, match="cannot read this archive.*truncated or damaged") as info:
+        fetch_bbcsport(data_home=bbc_home, download_if_missing=False)
+    _assert_names_the_file_and_what_to_do(str(info.value), sport)
+
+
+def test_truncated_tarball_without_a_checksum(reuters_home, monkeypatch):
+    # The same when the checksum cannot tell (none pinned): no bare EOFError / ReadError.
+    monkeypatch.setattr(_reuters, "_ARCHIVE", dataclasses.replace(_reuters._ARCHIVE,
+                                                                  sha256=None))
+    reuters = _truncate(reuters_home / "reuters21578.tar.gz")
+    with pytest.raises(OSError, match="cannot read this archive.*EOFError") as info:
+        fetch_reuters21578(data_home=reuters_home, download_if_missing=False)
+    _assert_names_the_file_and_what_to_do(str(info.value), reuters)
+
+    reuters.write_bytes(b"<html>not a tarball</html>")
+    with pytest.raises(OSError, match="cannot read this archive.*ReadError"):
+        fetch_reuters21578(data_home=reuters_home, download_if_missing=False)
 
 
 # --------------------------------------------------------------------------------------

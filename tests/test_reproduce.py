@@ -4,6 +4,8 @@ It runs on a BBC-format archive built here from the test corpus and on the tiny 
 BERT, so that the script cannot rot between the (long) real runs.
 """
 
+import dataclasses
+import hashlib
 import importlib.util
 import json
 import sys
@@ -13,6 +15,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 from conftest import TOPICS, make_corpus
+
+from sklearn_shufdiv.datasets import _bbc
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -35,7 +39,11 @@ def bbc_home(tmp_path_factory):
     with zipfile.ZipFile(home / "bbc-fulltext.zip", "w") as archive:
         for i, (doc, label) in enumerate(zip(docs, labels)):
             archive.writestr(f"bbc/{names[label]}/{i:03d}.txt", f"Title {i}\n\n{doc}\n")
-    return home
+    # The loader verifies a cached archive's sha256 each time: pin the fake's.
+    digest = hashlib.sha256((home / "bbc-fulltext.zip").read_bytes()).hexdigest()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(_bbc, "_BBC", dataclasses.replace(_bbc._BBC, sha256=digest))
+        yield home
 
 
 def _argv(home, model, out, seeds, methods="tfidf,lsa,frozen,shuffle-divide", *extra):
@@ -57,6 +65,10 @@ def test_reproduce_writes_results_and_resumes(reproduce, bbc_home, tiny_bert_pat
         assert [r["seed"] for r in rows] == [0, 1]
         for r in rows:
             assert 0 <= r["acc"] <= 1 and -1 <= r["silhouette"] <= 1
+            # Measured once (seeds 0 and 1): ACC and AMI 1.0 for every method, silhouette
+            # 0.83 (TF-IDF, LSA) and 0.33-0.34 (the tiny BERT). Random labellings of these
+            # 32 documents in 4 classes reach ACC 0.59 and AMI 0.28 at most in 3,000 draws.
+            assert r["acc"] >= 0.8 and r["ami"] >= 0.6 and r["silhouette"] >= 0.2, r
     tuned = results["shuffle-divide"][0]
     assert [e["epoch"] for e in tuned["epochs"]] == [0, 1]  # epoch 0 (untuned) is a row
     assert tuned["best_epoch"] in (0, 1)

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from sklearn_shufdiv.cluster import SphericalKMeans
+from sklearn_shufdiv.cluster import DEFAULT_N_INIT, SphericalKMeans
 from sklearn_shufdiv.embedders import SelectionCriterion, ShuffleDivideEmbedder
 from sklearn_shufdiv.embedders._selection import Candidate, SilhouetteCriterion, cluster
 from sklearn_shufdiv.metrics import cosine_silhouette
@@ -80,8 +80,7 @@ def test_a_criterion_sees_each_candidate_and_its_scores_go_to_history(tiny_bert_
     assert criterion.seen == []  # the fit works on its own copy
     used = fitted_criterion(embedder)
     assert used.prepared == 1
-    n_init = SphericalKMeans(4).n_init  # "auto" is one k-means++ run
-    runs = (n_init if isinstance(n_init, int) else 1, 40)
+    runs = (DEFAULT_N_INIT, 40)  # the estimator's default ("auto") restarts
     assert used.seen == [(0, [], 40, (40, 32), runs), (1, [0], 40, (40, 32), runs),
                          (2, [0, 1], 40, (40, 32), runs)]
     assert [row["recorded"] for row in embedder.history_] == [0.1, 0.9, 0.5]

@@ -1,74 +1,11 @@
-"""The ``cluster`` command: read documents, embed, cluster, write a CSV, print a summary."""
-
-import csv
-from pathlib import Path
-
-import numpy as np
+"""The ``cluster`` command: read documents, embed, cluster, describe, write, summarise."""
 
 from . import CLIError
-from ._pipeline import embed_and_cluster, epoch_text, note, score_text
-from ._readers import read_corpus
-
-
-def check_output(path):
-    """Fail early (before any training) if the CSV cannot be written at ``path``.
-
-    Parameters
-    ----------
-    path : str or path-like
-        The CSV file to write.
-
-    Returns
-    -------
-    path : pathlib.Path
-    """
-    path = Path(path)
-    if path.is_dir():
-        raise CLIError(f"{path}: is a folder; --output needs a file path.")
-    if not path.parent.is_dir():
-        raise CLIError(f"{path}: cannot write there, the folder {path.parent} does not exist.")
-    return path
-
-
-def write_csv(path, ids, clusters):
-    """Write a header ``id,cluster`` and one row per document.
-
-    Parameters
-    ----------
-    path : pathlib.Path
-        The CSV file.
-    ids : list of str
-        Document ids.
-    clusters : sequence of int
-        Their clusters.
-    """
-    try:
-        with open(path, "w", newline="", encoding="utf-8") as file:
-            writer = csv.writer(file)
-            writer.writerow(["id", "cluster"])
-            writer.writerows(zip(ids, (int(c) for c in clusters)))
-    except OSError as exc:
-        raise CLIError(f"{path}: cannot write it ({exc.strerror or exc}).") from None
-
-
-def summary_lines(corpus, result, args):
-    """The summary printed after clustering, as lines of text."""
-    sizes = np.bincount(result.clusters, minlength=args.n_clusters)
-    lines = [
-        f"documents:    {len(corpus.ids)}",
-        f"method:       {args.method}",
-        f"epoch:        {epoch_text(result)}",
-        f"clusters:     {args.n_clusters}",
-        "sizes:        " + ", ".join(f"{k}: {n}" for k, n in enumerate(sizes)),
-        f"silhouette:   {score_text(result.silhouette)} (cosine)",
-    ]
-    if corpus.labels is not None:
-        lines.append(f"classes:      {len(set(corpus.labels))}")
-        lines.append(f"ACC:          {score_text(result.acc)}")
-        lines.append(f"AMI:          {score_text(result.ami)}")
-    lines.append(f"time:         {result.seconds:.1f} s")
-    lines.append(f"output:       {args.output}")
-    return lines
+from ._outputs import check_outputs, write_csv, write_report
+from ._pipeline import embed_and_cluster, note, plan_run, plural
+from ._plot import check_matplotlib, draw_map
+from ._readers import FORMAT_DESCRIPTIONS, read_corpus
+from ._summary import describe_clusters, report, summary_lines
 
 
 def run_cluster(args):
@@ -86,14 +23,38 @@ def run_cluster(args):
     """
     corpus = read_corpus(args.input, fmt=args.format, text_field=args.text_field,
                          id_field=args.id_field, label_field=args.label_field,
-                         label_from_folder=args.label_from_folder)
+                         label_from_folder=args.label_from_folder,
+                         encoding_errors=args.encoding_errors)
     if args.n_clusters > len(corpus.texts):
-        raise CLIError(f"{args.input}: {len(corpus.texts)} documents cannot make "
+        raise CLIError(f"{args.input}: {plural(len(corpus.texts), 'document')} cannot make "
                        f"{args.n_clusters} clusters; lower --n-clusters.")
-    output = check_output(args.output)
-    note(args, f"read {len(corpus.texts)} documents from {args.input}")
-    result = embed_and_cluster(args, corpus.texts, args.n_clusters, method=args.method,
-                               select=args.select_epoch, labels=corpus.labels)
-    write_csv(output, corpus.ids, result.clusters)
-    print("\n".join(summary_lines(corpus, result, args)))
+    paths = check_outputs({"--output": args.output, "--report": args.report,
+                           "--plot": args.plot}, args.input, overwrite=args.overwrite)
+    if args.plot:
+        check_matplotlib()
+    note(args, f"read {plural(len(corpus.texts), 'document')} from {args.input} as "
+               f"{FORMAT_DESCRIPTIONS[corpus.format]}" + _read_notes(corpus, args))
+    settings = plan_run(args, corpus.texts, methods=[args.method], select=args.select_epoch)
+    result = embed_and_cluster(args, settings, corpus.texts, args.n_clusters,
+                               method=args.method, select=args.select_epoch,
+                               labels=corpus.labels)
+    descriptions = describe_clusters(corpus, result, args.n_clusters)
+    write_csv(paths["--output"], corpus.ids, result.clusters)
+    if "--report" in paths:
+        write_report(paths["--report"],
+                     report(corpus, result, args, settings, descriptions, paths))
+    if "--plot" in paths:
+        draw_map(paths["--plot"], result, descriptions, projection=args.plot_projection,
+                 seed=args.seed, title=f"{args.input}: {args.n_clusters} clusters")
+    print("\n".join(summary_lines(corpus, result, args, settings, descriptions, paths)))
     return 0
+
+
+def _read_notes(corpus, args):
+    notes = [f"{plural(len(where), 'text')} not valid UTF-8 {kind}"
+             for kind, where in (("skipped", corpus.skipped), ("replaced", corpus.replaced))
+             if where]
+    if corpus.format == "lines" and args.format == "auto":
+        notes.append("a text file is read one document per line; for one document per "
+                     "file, give a folder of .txt files")
+    return f" ({'; '.join(notes)})" if notes else ""

@@ -3,7 +3,7 @@
 import numpy as np
 
 from . import CLIError
-from ._pipeline import default_model, embed_and_cluster, epoch_text, note, score_text
+from ._pipeline import default_model, embed_and_cluster, epoch_text, note, plan_run, score_text
 
 #: ``--corpus`` choice -> loader of :mod:`sklearn_shufdiv.datasets`.
 LOADERS = {
@@ -91,15 +91,15 @@ def run_demo(args):
         raise CLIError(f"the {args.corpus} sample has a single class; raise --n-docs.")
     note(args, f"{args.corpus}: {len(texts)} of {len(bunch.data)} documents, "
                f"{n_classes} classes")
-    results = {
-        "frozen encoder": embed_and_cluster(args, texts, n_classes, method="frozen",
-                                            labels=target),
-        "shuffle-divide": embed_and_cluster(args, texts, n_classes,
-                                            method="shuffle-divide", labels=target),
-    }
+    methods = {"frozen encoder": "frozen", "shuffle-divide": "shuffle-divide"}
+    settings = plan_run(args, texts, methods=list(methods.values()))
+    results = {name: embed_and_cluster(args, settings, texts, n_classes, method=method,
+                                       labels=target)
+               for name, method in methods.items()}
     print(f"corpus:       {args.corpus}, {len(texts)} of {len(bunch.data)} documents, "
           f"{n_classes} classes = clusters")
-    print(f"model:        {args.model or default_model()} (max length {args.max_length})")
+    print(f"model:        {args.model or default_model()}")
+    print(f"settings:     {settings.describe()}")
     print(f"{'':16}{'ACC':>8}{'AMI':>8}{'silhouette':>12}{'time (s)':>10}")
     for name, result in results.items():
         print(f"{name:16}{score_text(result.acc):>8}{score_text(result.ami):>8}"

@@ -3,7 +3,7 @@
 import argparse
 
 from .. import __version__
-from ._readers import FORMATS
+from ._readers import ENCODING_ERRORS, FORMATS
 
 METHODS = ("shuffle-divide", "tfidf", "frozen")
 CORPORA = ("bbc", "bbcsport", "20news", "reuters")
@@ -14,16 +14,28 @@ itself (Shuffle & Divide or TF-IDF positives), embed the documents and group the
 spherical k-means. Progress goes to stderr, results to stdout."""
 
 _CLUSTER_EPILOG = """\
-input formats (--format auto guesses from the path):
+input formats (--format auto guesses from the path; the first output line says which):
   folder  every .txt file under it, recursively; id = the path relative to the folder;
-          --label-from-folder labels each file with its first-level subfolder
-  lines   one document per line (blank lines skipped); id = the line number, from 1
+          --label-from-folder labels each file with its first-level subfolder; a
+          symbolic link to a file outside the folder is refused
+  lines   one document per line (blank lines skipped); id = the line number, from 1;
+          a single .txt file is read so: for one document per file, give a folder
   jsonl   one JSON object per line (.jsonl, .ndjson); the text in --text-field, the id
           in --id-field (default: the line number), a label in --label-field
-Files are read as UTF-8. With labels, ACC and AMI are printed too.
+Files are read as UTF-8 (see --encoding-errors). With labels, ACC and AMI are printed.
+
+defaults by device: on a CPU, 128 tokens, batches of 64 pairs and 1 epoch (what the
+README's CPU results use); on a GPU, the model's length limit, 320 pairs and 3 epochs.
+An estimate of the run's length is printed before training. To keep a CPU run short:
+--method frozen (no training), a smaller --max-length (64 halves the time), or
+--no-select-epoch (no clustering of the corpus after each epoch).
+
+outputs: the CSV, and the --report and --plot files, may not be inside the input folder;
+an existing file is replaced only with --overwrite.
 
 example:
-  sklearn-shufdiv cluster articles/ --n-clusters 5 --output clusters.csv"""
+  sklearn-shufdiv cluster articles/ --n-clusters 5 --output clusters.csv \\
+      --report report.json --plot map.png"""
 
 
 def _int_at_least(minimum):
@@ -40,11 +52,8 @@ def _int_at_least(minimum):
     return parse
 
 
-def _add_model_options(parser, *, max_length=None, max_epochs=None, batch_size=None):
-    """Options shared by the commands; None defaults defer to the embedder (or model)."""
-    epochs = f"{max_epochs}, to stay short on a CPU" if max_epochs else "the embedder's, 3"
-    batch = f"{batch_size}" if batch_size else "the embedder's, 320"
-    length = max_length or "the model's limit"
+def _add_model_options(parser):
+    """Options shared by the commands; None defaults are chosen by the device."""
     group = parser.add_argument_group("encoder and training")
     group.add_argument("--model", metavar="NAME_OR_PATH",
                        help="Hugging Face model name or local folder (default: the "
@@ -52,18 +61,20 @@ def _add_model_options(parser, *, max_length=None, max_epochs=None, batch_size=N
                             "installed, else bert-base-uncased)")
     group.add_argument("--device", default="auto",
                        help="auto (CUDA when available), cpu, cuda or cuda:N (default: auto)")
-    group.add_argument("--max-epochs", type=_int_at_least(0), default=max_epochs, metavar="N",
-                       help=f"training epochs (default: {epochs})")
-    group.add_argument("--batch-size", type=_int_at_least(2), default=batch_size, metavar="N",
-                       help=f"documents per contrastive batch (default: {batch})")
-    group.add_argument("--max-length", type=_int_at_least(8), default=max_length, metavar="N",
-                       help=f"tokens kept per document (default: {length})")
+    group.add_argument("--max-epochs", type=_int_at_least(0), metavar="N",
+                       help="training epochs (default: 1 on a CPU, 3 on a GPU)")
+    group.add_argument("--batch-size", type=_int_at_least(2), metavar="N",
+                       help="documents per contrastive batch (default: 64 on a CPU, "
+                            "320 on a GPU)")
+    group.add_argument("--max-length", type=_int_at_least(8), metavar="N",
+                       help="tokens kept per document (default: 128 on a CPU, the "
+                            "model's limit on a GPU); the run's time grows with it")
     group.add_argument("--seed", type=int, default=0,
                        help="random seed of training and k-means (default: 0)")
     group.add_argument("--checkpoint-dir", metavar="DIR",
                        help="save each epoch there; rerunning the same command resumes")
     group.add_argument("--quiet", action="store_true",
-                       help="no progress output (results are still printed)")
+                       help="no progress output, no estimate (results are still printed)")
 
 
 def _add_cluster(subparsers):
@@ -77,6 +88,17 @@ def _add_cluster(subparsers):
                         metavar="K", help="number of clusters")
     parser.add_argument("-o", "--output", required=True, metavar="PATH",
                         help="CSV file to write (columns id,cluster)")
+    parser.add_argument("--report", metavar="PATH",
+                        help="also write a JSON report: settings, per-epoch table, and "
+                             "each cluster's size, top terms and representative documents")
+    parser.add_argument("--plot", metavar="PATH",
+                        help="also draw a 2-D map of the documents coloured by cluster "
+                             "(PNG, SVG or PDF by the suffix; needs matplotlib: "
+                             "pip install 'sklearn-shufdiv[plot]')")
+    parser.add_argument("--plot-projection", choices=("tsne", "pca"), default="tsne",
+                        help="how --plot brings the embeddings to 2-D (default: tsne)")
+    parser.add_argument("--overwrite", action="store_true",
+                        help="replace output files that exist (default: refuse)")
     parser.add_argument("--method", choices=METHODS, default="shuffle-divide",
                         help="shuffle-divide (default), tfidf (TF-IDF neighbour positives) "
                              "or frozen (the untuned encoder)")
@@ -94,6 +116,10 @@ def _add_cluster(subparsers):
                        help="jsonl: field of a label, to print ACC and AMI")
     group.add_argument("--label-from-folder", action="store_true",
                        help="folder: label files by their first-level subfolder")
+    group.add_argument("--encoding-errors", choices=ENCODING_ERRORS, default="strict",
+                       help="text that is not valid UTF-8: strict (stop, the default), "
+                            "skip (leave the file or line out) or replace (bad bytes -> "
+                            "U+FFFD); the summary counts what was skipped or replaced")
     _add_model_options(parser)
 
 
@@ -114,9 +140,7 @@ def _add_demo(subparsers):
                              "~/scikit_learn_data)")
     parser.add_argument("--no-download", action="store_true",
                         help="fail instead of downloading a missing corpus")
-    # 2 epochs of batches of 64 pairs: 600 BBC articles go from ACC 0.92 (frozen) to 0.95
-    # (benchmarks/reproduce.py --quick) in about 7 minutes on 2 CPU cores.
-    _add_model_options(parser, max_length=128, max_epochs=2, batch_size=64)
+    _add_model_options(parser)
 
 
 def build_parser():

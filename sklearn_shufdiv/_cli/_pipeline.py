@@ -4,11 +4,23 @@ import contextlib
 import sys
 import time
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
+from sklearn.metrics import adjusted_mutual_info_score
 
+from .. import metrics
+from ..cluster import SphericalKMeans
+from ..embedders import (
+    FitInterruptedWarning,
+    ShuffleDivideEmbedder,
+    TfidfPositiveEmbedder,
+    load_encoder,
+)
+from ..embedders._loading import checked_max_length, quiet_transformers
+from ..metrics import clustering_accuracy
 from . import CLIError, CLIInterrupted
+from ._settings import Estimate, choose_settings, estimate, estimate_lines, seconds_per_token
 
 #: Above this many documents, the silhouette is computed on a random sample of this size
 #: (its cost is quadratic in the number of documents).
@@ -33,6 +45,12 @@ class Clustering:
         Whether ``epoch`` was chosen by silhouette (else it is the last one).
     seconds : float
         Wall time of fitting, embedding and clustering.
+    embeddings : ndarray of shape (n_documents, dim)
+        The documents' (unit) embeddings.
+    history : list of dict
+        The embedder's ``history_``: epoch, train_loss, silhouette per epoch, 0 included.
+    scored_documents : int or None
+        How many documents the epoch selection clustered (None: no selection).
     acc, ami : float or None
         Accuracy and adjusted mutual information against the labels, if any.
     """
@@ -43,6 +61,9 @@ class Clustering:
     max_epochs: int
     selected: bool
     seconds: float
+    embeddings: np.ndarray = None
+    history: list = field(default_factory=list)
+    scored_documents: int | None = None
     acc: float | None = None
     ami: float | None = None
 
@@ -62,13 +83,65 @@ def note(args, message):
         print(message, file=sys.stderr, flush=True)
 
 
-def make_embedder(args, method, n_clusters, *, select=True):
+def load_model(args):
+    """The tokenizer and encoder of ``--model`` (loaded to plan the run)."""
+    try:
+        return load_encoder(args.model or default_model(), verbose=0)
+    except (OSError, ValueError) as exc:
+        raise CLIError(str(exc)) from exc
+
+
+def plan_run(args, texts, *, methods, select=True):
+    """Choose the settings by the device and, unless ``--quiet``, print an estimate of
+    the run's length and how to shorten it, before any training.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed options.
+    texts : list of str
+        The documents.
+    methods : sequence of str
+        The methods the command will run, in turn.
+    select : bool, default=True
+        Whether the epoch is chosen by silhouette.
+
+    Returns
+    -------
+    settings : Settings
+    """
+    tokenizer, encoder = load_model(args)
+    settings = choose_settings(args, tokenizer, encoder)
+    try:  # the embedder checks it too; here, before the encoder is timed
+        checked_max_length(settings.max_length, tokenizer, encoder,
+                           args.model or default_model())
+    except ValueError as exc:
+        raise CLIError(str(exc)) from exc
+    note(args, f"settings: {settings.describe(any(m != 'frozen' for m in methods))}")
+    if not args.quiet:
+        per_token = seconds_per_token(tokenizer, encoder, texts, settings, args.seed)
+        sample_size = ShuffleDivideEmbedder().get_params()["selection_sample_size"]
+        parts = [estimate(tokenizer, texts, settings, per_token, method=method,
+                          select=select, sample_size=sample_size, seed=args.seed)
+                 for method in methods]
+        total = Estimate(sum(part.training for part in parts),
+                         sum(part.embedding for part in parts))
+        trains = any(method != "frozen" for method in methods)
+        for line in estimate_lines(total, settings, method=methods[-1] if trains
+                                   else "frozen", select=select):
+            note(args, line)
+    return settings
+
+
+def make_embedder(args, settings, method, n_clusters, *, select=True):
     """The embedder of ``method`` configured from the command line's options.
 
     Parameters
     ----------
     args : argparse.Namespace
-        The parsed options (model, device, epochs, batch size, length, seed...).
+        The parsed options (model, seed, checkpoint folder, quiet).
+    settings : Settings
+        Device, length, batch size and epochs (see :func:`plan_run`).
     method : {"shuffle-divide", "tfidf", "frozen"}
         "frozen" is the Shuffle & Divide embedder with ``max_epochs=0``.
     n_clusters : int
@@ -81,18 +154,14 @@ def make_embedder(args, method, n_clusters, *, select=True):
     -------
     embedder : ShuffleDivideEmbedder or TfidfPositiveEmbedder
     """
-    from ..embedders import ShuffleDivideEmbedder, TfidfPositiveEmbedder
-
-    params = {"max_length": args.max_length, "device": args.device,
-              "random_state": args.seed, "verbose": 0 if args.quiet else 1}
-    if args.batch_size is not None:
-        params["batch_size"] = args.batch_size
+    params = {"max_length": settings.max_length, "device": settings.device,
+              "batch_size": settings.batch_size, "random_state": args.seed,
+              "verbose": 0 if args.quiet else 1}
     if method == "frozen":
         params["max_epochs"] = 0
     else:
         params["checkpoint_dir"] = args.checkpoint_dir
-        if args.max_epochs is not None:
-            params["max_epochs"] = args.max_epochs
+        params["max_epochs"] = settings.max_epochs
     cls = TfidfPositiveEmbedder if method == "tfidf" else ShuffleDivideEmbedder
     embedder = cls(args.model or default_model(), **params)
     if select and embedder.max_epochs > 0:
@@ -112,18 +181,14 @@ def progress_to_stderr(quiet):
     quiet : bool
         Whether ``--quiet`` was given.
     """
-    from ..embedders._encoder import quiet_transformers
-
     with contextlib.redirect_stdout(sys.stderr), quiet_transformers(quiet):
         yield
 
 
 def cosine_silhouette(embeddings, clusters, seed=0):
     """Cosine silhouette, on a sample for large corpora; None when undefined."""
-    from ..metrics import cosine_silhouette
-
-    score = cosine_silhouette(embeddings, clusters, sample_size=SILHOUETTE_SAMPLE_SIZE,
-                              random_state=seed)
+    score = metrics.cosine_silhouette(embeddings, clusters,
+                                      sample_size=SILHOUETTE_SAMPLE_SIZE, random_state=seed)
     return None if np.isnan(score) else score
 
 
@@ -137,8 +202,6 @@ def fit_transform(args, embedder, texts):
     CLIInterrupted
         When training was interrupted: the message says how to resume.
     """
-    from ..embedders import FitInterruptedWarning
-
     try:
         with progress_to_stderr(args.quiet), warnings.catch_warnings():
             # The embedder returns after a Ctrl-C (with the epochs completed) and warns.
@@ -156,13 +219,31 @@ def fit_transform(args, embedder, texts):
         raise CLIError(str(exc)) from exc
 
 
-def embed_and_cluster(args, texts, n_clusters, *, method, select=True, labels=None):
+def selection_clusters(embedder, n_documents):
+    """The clusters the epoch selection found for the chosen epoch, when it clustered
+    every document (else None): the summary then reports the very clustering, and
+    silhouette, that the epoch was chosen on."""
+    indices = getattr(embedder, "selection_indices_", None)
+    if indices is None or len(indices) != n_documents:
+        return None
+    row = [entry["epoch"] for entry in embedder.history_].index(embedder.best_epoch_)
+    return np.asarray(embedder.selection_labels_[row])
+
+
+def embed_and_cluster(args, settings, texts, n_clusters, *, method, select=True,
+                      labels=None):
     """Fit the embedder of ``method`` on ``texts``, embed them and cluster them.
+
+    The clusters are those of the epoch selection when it clustered every document;
+    otherwise spherical k-means with its defaults (``SphericalKMeans(n_clusters,
+    random_state=seed)``), the same path the selection takes.
 
     Parameters
     ----------
     args : argparse.Namespace
         The parsed options.
+    settings : Settings
+        Device, length, batch size and epochs.
     texts : list of str
         The documents.
     n_clusters : int
@@ -178,24 +259,30 @@ def embed_and_cluster(args, texts, n_clusters, *, method, select=True, labels=No
     -------
     clustering : Clustering
     """
-    from sklearn.metrics import adjusted_mutual_info_score
-
-    from ..cluster import SphericalKMeans
-    from ..metrics import clustering_accuracy
-
     start = time.perf_counter()
-    embedder = make_embedder(args, method, n_clusters, select=select)
-    note(args, f"{method}: fitting {embedder.model_name_or_path} on {len(texts)} documents")
+    embedder = make_embedder(args, settings, method, n_clusters, select=select)
+    note(args, f"{method}: fitting {embedder.model_name_or_path} on "
+               f"{plural(len(texts), 'document')}")
     embeddings = fit_transform(args, embedder, texts)
-    clusters = SphericalKMeans(n_clusters, random_state=args.seed).fit_predict(embeddings)
+    clusters = selection_clusters(embedder, len(texts))
+    if clusters is None:
+        clusters = SphericalKMeans(n_clusters, random_state=args.seed).fit_predict(embeddings)
+    indices = getattr(embedder, "selection_indices_", None)
     result = Clustering(clusters, cosine_silhouette(embeddings, clusters, args.seed),
                         int(embedder.best_epoch_), embedder.max_epochs,
-                        embedder.n_clusters is not None, time.perf_counter() - start)
+                        embedder.n_clusters is not None, time.perf_counter() - start,
+                        embeddings=embeddings, history=list(embedder.history_),
+                        scored_documents=None if indices is None else len(indices))
     if labels is not None:
         labels = np.asarray(labels)
         result.acc = float(clustering_accuracy(labels, clusters))
         result.ami = float(adjusted_mutual_info_score(labels, clusters))
     return result
+
+
+def plural(count, noun):
+    """``1 document``, ``2 documents``."""
+    return f"{count} {noun}{'' if count == 1 else 's'}"
 
 
 def score_text(value):

@@ -1,17 +1,27 @@
 """Readers of the input formats: a folder of .txt files, a text file of lines, JSON lines.
 
 Each returns a :class:`Corpus`. Problems are raised as :class:`CLIError` naming the
-file, and the line for line-based formats.
+file, and the line for line-based formats. A folder is read without leaving it: a
+symbolic link to a file outside the folder is refused (named), not followed.
 """
 
 import json
-from dataclasses import dataclass
+import os
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import CLIError
 
 FORMATS = ("auto", "folder", "lines", "jsonl")
+ENCODING_ERRORS = ("strict", "skip", "replace")
 _JSONL_SUFFIXES = (".jsonl", ".ndjson")
+
+#: How each format reads its input, in words (the first line of output says it).
+FORMAT_DESCRIPTIONS = {
+    "folder": "folder: every .txt file under it is one document",
+    "lines": "lines: one document per line",
+    "jsonl": "jsonl: one JSON object per line",
+}
 
 
 @dataclass
@@ -26,11 +36,20 @@ class Corpus:
         The documents.
     labels : list of str or None
         One label per document, or None when the input gives none.
+    format : str
+        The format it was read in ("folder", "lines" or "jsonl").
+    skipped, replaced : list of str
+        Where the text was not valid UTF-8 (a file, or "file, line N"): left out with
+        ``--encoding-errors skip``, or read with U+FFFD for the bad bytes with
+        ``replace``.
     """
 
     ids: list
     texts: list
     labels: list | None = None
+    format: str = ""
+    skipped: list = field(default_factory=list)
+    replaced: list = field(default_factory=list)
 
 
 def detect_format(path, fmt="auto"):
@@ -58,7 +77,7 @@ def detect_format(path, fmt="auto"):
 
 
 def read_corpus(path, *, fmt="auto", text_field="text", id_field=None, label_field=None,
-                label_from_folder=False):
+                label_from_folder=False, encoding_errors="strict"):
     """Read the documents of ``path`` in the given (or detected) format.
 
     Parameters
@@ -72,6 +91,10 @@ def read_corpus(path, *, fmt="auto", text_field="text", id_field=None, label_fie
         the label (default: none).
     label_from_folder : bool, default=False
         For a folder: label each file with its first-level subfolder.
+    encoding_errors : {"strict", "skip", "replace"}, default="strict"
+        What to do with text that is not valid UTF-8 (a file of a folder, a line of
+        the other formats): stop with an error, leave it out, or replace the bad bytes
+        with U+FFFD; ``Corpus.skipped`` and ``Corpus.replaced`` say where.
 
     Returns
     -------
@@ -85,12 +108,16 @@ def read_corpus(path, *, fmt="auto", text_field="text", id_field=None, label_fie
         raise CLIError(f"{path}: --label-from-folder needs a folder input.")
     if (id_field or label_field) and fmt != "jsonl":
         raise CLIError(f"{path}: --id-field and --label-field need JSON lines input.")
+    decoder = Decoder(encoding_errors)
     if fmt == "folder":
-        return read_folder(path, label_from_folder=label_from_folder)
-    if fmt == "lines":
-        return read_lines(path)
-    return read_jsonl(path, text_field=text_field, id_field=id_field,
-                      label_field=label_field)
+        corpus = read_folder(path, label_from_folder=label_from_folder, decoder=decoder)
+    elif fmt == "lines":
+        corpus = read_lines(path, decoder=decoder)
+    else:
+        corpus = read_jsonl(path, text_field=text_field, id_field=id_field,
+                            label_field=label_field, decoder=decoder)
+    corpus.format, corpus.skipped, corpus.replaced = fmt, decoder.skipped, decoder.replaced
+    return corpus
 
 
 def _read_bytes(path):
@@ -100,25 +127,59 @@ def _read_bytes(path):
         raise CLIError(f"{path}: cannot read it ({exc.strerror or exc}).") from None
 
 
-def _decode(raw, where):
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise CLIError(f"{where}: not valid UTF-8 (byte 0x{raw[exc.start]:02x} at "
-                       f"position {exc.start}); convert the file to UTF-8.") from None
+class Decoder:
+    """Decodes UTF-8 as ``--encoding-errors`` says, and remembers what it skipped or
+    replaced.
+
+    Parameters
+    ----------
+    errors : {"strict", "skip", "replace"}
+        Raise a :class:`CLIError`; return None (the caller leaves the text out); or
+        replace the bad bytes with U+FFFD.
+    """
+
+    def __init__(self, errors="strict"):
+        self.errors = errors
+        self.skipped, self.replaced = [], []
+
+    def __call__(self, raw, where):
+        try:
+            return raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            if self.errors == "skip":
+                self.skipped.append(str(where))
+                return None
+            if self.errors == "replace":
+                self.replaced.append(str(where))
+                return raw.decode("utf-8", errors="replace")
+            raise CLIError(f"{where}: not valid UTF-8 (byte 0x{raw[exc.start]:02x} at "
+                           f"position {exc.start}); convert the file to UTF-8, or pass "
+                           "--encoding-errors skip (leave such text out) or replace.") from None
 
 
-def _numbered_lines(path):
+def _numbered_lines(path, decoder):
     """``(line number, text)`` of the non-blank lines of a UTF-8 file (BOM dropped)."""
     data = _read_bytes(path).removeprefix(b"\xef\xbb\xbf")
     for number, raw in enumerate(data.splitlines(), start=1):
-        text = _decode(raw, f"{path}, line {number}")
-        if text.strip():
+        text = decoder(raw, f"{path}, line {number}")
+        if text is not None and text.strip():
             yield number, text
 
 
-def read_folder(path, *, label_from_folder=False):
+def _inside(file, root):
+    """Raise if ``file`` is a symbolic link that leads outside the folder ``root``."""
+    target = file.resolve()
+    if not target.is_relative_to(root.resolve()):
+        raise CLIError(f"{file}: a symbolic link to {target}, outside the input folder; "
+                       "only files inside the input folder are read. Copy the file into "
+                       "the folder, or remove the link.")
+
+
+def read_folder(path, *, label_from_folder=False, decoder=None):
     """Every .txt file under ``path`` (recursively), its id the relative path.
+
+    Symbolic links to files inside the folder are read; a link leading outside it is
+    an error (a corpus is what its folder holds). Linked subfolders are not entered.
 
     Parameters
     ----------
@@ -126,41 +187,59 @@ def read_folder(path, *, label_from_folder=False):
         The folder.
     label_from_folder : bool, default=False
         Label each file with its first-level subfolder's name.
+    decoder : Decoder, default=None
+        How to decode the files (None: strict UTF-8).
 
     Returns
     -------
     corpus : Corpus
         Files sorted by relative path.
     """
-    files = sorted((p for p in path.rglob("*.txt") if p.is_file()),
-                   key=lambda p: p.relative_to(path).as_posix())
+    decoder = decoder or Decoder()
+    found = sorted(path.rglob("*.txt"), key=lambda p: p.relative_to(path).as_posix())
+    for file in found:
+        if file.is_symlink() and not file.exists():
+            raise CLIError(f"{file}: a broken symbolic link (to {os.readlink(file)}); "
+                           "remove it or make it point at a file.")
+    files = [file for file in found if file.is_file()]
     if not files:
         raise CLIError(f"{path}: no .txt file in this folder (searched recursively).")
-    ids = [file.relative_to(path).as_posix() for file in files]
-    texts = [_decode(_read_bytes(file).removeprefix(b"\xef\xbb\xbf"), file) for file in files]
+    for file in files:
+        _inside(file, path)
+    ids, texts = [], []
+    for file in files:
+        text = decoder(_read_bytes(file).removeprefix(b"\xef\xbb\xbf"), file)
+        if text is not None:
+            ids.append(file.relative_to(path).as_posix())
+            texts.append(text)
+    if not texts:
+        raise CLIError(f"{path}: no document left: every .txt file was skipped (not "
+                       "valid UTF-8).")
     labels = None
     if label_from_folder:
-        loose = [file for file, id_ in zip(files, ids) if "/" not in id_]
+        loose = [id_ for id_ in ids if "/" not in id_]
         if loose:
-            raise CLIError(f"{loose[0]}: --label-from-folder needs every file in a "
+            raise CLIError(f"{path / loose[0]}: --label-from-folder needs every file in a "
                            f"subfolder named after its label ({len(loose)} file(s) are not).")
         labels = [id_.split("/", 1)[0] for id_ in ids]
     return Corpus(ids, texts, labels)
 
 
-def read_lines(path):
+def read_lines(path, *, decoder=None):
     """One document per non-blank line, its id the line number (1-based).
 
     Parameters
     ----------
     path : pathlib.Path
         A UTF-8 text file.
+    decoder : Decoder, default=None
+        How to decode the lines (None: strict UTF-8).
 
     Returns
     -------
     corpus : Corpus
     """
-    numbered = list(_numbered_lines(path))
+    numbered = list(_numbered_lines(path, decoder or Decoder()))
     if not numbered:
         raise CLIError(f"{path}: empty input, no document (only blank lines or none).")
     return Corpus([str(n) for n, _ in numbered], [text for _, text in numbered])
@@ -193,7 +272,7 @@ def _parse_record(line, where):
     return record
 
 
-def read_jsonl(path, *, text_field="text", id_field=None, label_field=None):
+def read_jsonl(path, *, text_field="text", id_field=None, label_field=None, decoder=None):
     """One JSON object per non-blank line, holding a document's text (and id, label).
 
     Parameters
@@ -206,13 +285,15 @@ def read_jsonl(path, *, text_field="text", id_field=None, label_field=None):
         The field holding the id (a string or an integer); None numbers the lines.
     label_field : str, default=None
         The field holding the label (a string or an integer); None reads no label.
+    decoder : Decoder, default=None
+        How to decode the lines (None: strict UTF-8).
 
     Returns
     -------
     corpus : Corpus
     """
     corpus, first_line = Corpus([], [], [] if label_field else None), {}
-    for number, line in _numbered_lines(path):
+    for number, line in _numbered_lines(path, decoder or Decoder()):
         where = f"{path}, line {number}"
         record = _parse_record(line, where)
         corpus.texts.append(_field(record, text_field, where, kinds=str))

@@ -5,7 +5,9 @@ goes through :func:`_fetch_file`: the archive is looked up in scikit-learn's dat
 (:func:`sklearn.datasets.get_data_home`, which honours ``SCIKIT_LEARN_DATA``) under its
 original file name; if it is missing it is downloaded with :mod:`urllib` to a temporary
 file in the same folder, its sha256 is checked, and only then is it renamed into place,
-so that an interrupted or corrupted download never leaves a file that looks cached.
+so that an interrupted or corrupted download never leaves a file that looks cached. A
+cached archive's sha256 is checked again each time it is read (where one is pinned), and
+an archive that cannot be read is named with what to do (delete it, download it again).
 """
 
 import hashlib
@@ -155,7 +157,10 @@ def _fetch_file(
         Path of the cached file.
     """
     path = Path(get_data_home(data_home=data_home)) / remote.filename
+    expected = sha256 if sha256 is not None else remote.sha256
     if path.is_file():
+        if expected is not None:
+            _check_cached(path, expected, remote)
         return path
     if not download_if_missing:
         raise FileNotFoundError(
@@ -167,12 +172,35 @@ def _fetch_file(
     return _download(
         remote.url,
         path,
-        sha256 if sha256 is not None else remote.sha256,
+        expected,
         name=remote.name,
         n_retries=n_retries,
         delay=delay,
         validate=validate,
     )
+
+
+def _check_cached(path, sha256, remote):
+    """Raise if the cached file's sha256 is not ``sha256`` (hashing 30 MB takes ~0.1 s)."""
+    actual = _sha256(path)
+    if actual != sha256.lower():
+        raise OSError(
+            f"{path}: this copy of {remote.name} is damaged or another file (its sha256 is "
+            f"{actual}, not {sha256}), e.g. a download cut short. {_redownload(path, remote)}"
+        )
+
+
+def _redownload(path, remote):
+    return (f"Delete {path} and call the loader again to download it anew (or download "
+            f"{remote.url} yourself and save it at this path).")
+
+
+def damaged_archive(path, remote, exc):
+    """The :class:`OSError` for an archive that cannot be read: which file, why, and
+    what to do."""
+    return OSError(f"{path}: cannot read this archive of {remote.name} "
+                   f"({type(exc).__name__}: {exc}); it is truncated or damaged. "
+                   f"{_redownload(path, remote)}")
 
 
 def _shuffle_bunch(bunch, keys, random_state):

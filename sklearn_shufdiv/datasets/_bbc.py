@@ -2,11 +2,13 @@
 
 import re
 import zipfile
+import zlib
 
 import numpy as np
 from sklearn.utils import Bunch
 
-from ._base import _fetch_file, _RemoteFile, _shuffle_bunch
+from ._base import _fetch_file, _RemoteFile, _shuffle_bunch, damaged_archive
+from ._bbc_descr import _BBC_DESCR, _BBCSPORT_DESCR
 
 __all__ = ["fetch_bbc", "fetch_bbcsport"]
 
@@ -27,79 +29,6 @@ _BBCSPORT = _RemoteFile(
 )
 _BBC_CLASSES = ("business", "entertainment", "politics", "sport", "tech")
 _BBCSPORT_CLASSES = ("athletics", "cricket", "football", "rugby", "tennis")
-
-_CITATION = """\
-D. Greene and P. Cunningham. "Practical Solutions to the Problem of Diagonal Dominance
-in Kernel Document Clustering", Proc. ICML 2006. Non-commercial research use only; all
-rights in the articles belong to the BBC. http://mlg.ucd.ie/datasets/bbc.html
-"""
-
-_FORMAT = """\
-Each document is an article file ``<corpus>/<class>/NNN.txt`` of the original archive,
-read directly from the zip: its title line, a blank line and its body (surrounding
-whitespace stripped; ``include_title=False`` keeps the body alone). Files are decoded as
-UTF-8; the few that are not valid UTF-8 are decoded as Latin-1 instead (which never
-fails and maps the stray bytes to the characters they most likely were, e.g. byte 0xA3
-to "£"). Documents are sorted by class, then by file name.
-"""
-
-_BBC_DESCR = f"""\
-.. _bbc_dataset:
-
-BBC News
---------
-
-2,225 articles from the BBC News website (2004-2005) in five topical areas.
-
-=============  =====
-class          count
-=============  =====
-business         510
-entertainment    386
-politics         417
-sport            511
-tech             401
-=============  =====
-
-=================   ==========
-Classes                      5
-Samples total            2,225
-Features                  text
-=================   ==========
-
-{_FORMAT}
-{_CITATION}"""
-
-_BBCSPORT_DESCR = f"""\
-.. _bbcsport_dataset:
-
-BBC Sport
----------
-
-737 articles from the BBC Sport website (2004-2005) in five sports.
-
-=============  =====
-class          count
-=============  =====
-athletics        101
-cricket          124
-football         265
-rugby            147
-tennis           100
-=============  =====
-
-=================   ==========
-Classes                      5
-Samples total              737
-Features                  text
-=================   ==========
-
-{_FORMAT}
-The archive's sha256 is not pinned (no copy was available to measure it): a download is
-accepted if it is a zip with the five expected class folders, and a warning reports its
-sha256. Pass ``sha256=`` to verify a download against a known digest.
-
-{_CITATION}"""
 
 
 def _decode(raw):
@@ -165,11 +94,14 @@ def _load(
         delay=delay,
         validate=_structure_validator(corpus, classes),
     )
-    with zipfile.ZipFile(path) as archive:
-        members = _article_members(archive, corpus)
-        if not members:
-            raise OSError(f"{path} holds no {corpus}/<class>/*.txt article.")
-        texts = [_decode(archive.read(name)).strip() for _, name in members]
+    try:
+        with zipfile.ZipFile(path) as archive:
+            members = _article_members(archive, corpus)
+            texts = [_decode(archive.read(name)).strip() for _, name in members]
+    except (zipfile.BadZipFile, EOFError, zlib.error) as exc:
+        raise damaged_archive(path, remote, exc) from exc
+    if not members:
+        raise OSError(f"{path} holds no {corpus}/<class>/*.txt article.")
     if not include_title:
         texts = [text.partition("\n")[2].strip() for text in texts]
     target_names = sorted({label for label, _ in members})
@@ -265,7 +197,9 @@ def fetch_bbc(
     FileNotFoundError
         If ``download_if_missing=False`` and the archive is not cached.
     OSError
-        If the download fails or does not match the expected sha256.
+        If the download fails or does not match the expected sha256, or the cached
+        archive does not (it is verified each time it is read) or cannot be read; the
+        message names the file and says to delete it and download it again.
 
     See Also
     --------
@@ -323,8 +257,8 @@ def fetch_bbcsport(
     No sha256 of this archive is pinned, because no copy was available to measure one:
     a download is accepted if it is a zip holding the five expected class folders under
     ``bbcsport/``, and a :class:`UserWarning` reports the sha256 it had. Pass
-    ``sha256`` to have the download verified instead. An archive already in the data
-    home is used as is.
+    ``sha256`` to have the archive verified instead, when it is downloaded and each
+    time it is read.
 
     Parameters
     ----------
@@ -351,7 +285,8 @@ def fetch_bbcsport(
         If True, return ``(data, target)`` instead of a Bunch.
 
     sha256 : str, default=None
-        Expected sha256 hex digest of the archive, checked when it is downloaded.
+        Expected sha256 hex digest of the archive, checked when it is downloaded and
+        each time it is read.
 
     n_retries : int, default=3
         Retries on network errors when downloading.
@@ -383,7 +318,8 @@ def fetch_bbcsport(
         If ``download_if_missing=False`` and the archive is not cached.
     OSError
         If the download fails, is not a BBC Sport archive, or does not match
-        ``sha256``.
+        ``sha256``; or if the cached archive does not match ``sha256`` or cannot be read
+        (the message names the file and says to delete it and download it again).
 
     See Also
     --------

@@ -1,14 +1,16 @@
 """Reuters-21578, single-label top-10 categories, parsed from the original SGML."""
 
+import gzip
 import html
 import re
 import tarfile
+import zlib
 from collections import Counter
 
 import numpy as np
 from sklearn.utils import Bunch
 
-from ._base import _fetch_file, _RemoteFile, _shuffle_bunch
+from ._base import _fetch_file, _RemoteFile, _shuffle_bunch, damaged_archive
 from ._preprocessing import normalize_whitespace
 
 __all__ = ["fetch_reuters21578"]
@@ -84,17 +86,20 @@ def _parse_sgml(sgml):
 
 def _read_archive(path):
     """Parse all ``reut2-*.sgm`` files of the tar archive, sorted by NEWID."""
-    stories = []
-    with tarfile.open(path, "r:*") as archive:
-        members = sorted(
-            (m for m in archive.getmembers() if m.isfile() and _SGM_RE.search(m.name)),
-            key=lambda m: m.name,
-        )
-        if not members:
-            raise OSError(f"{path} contains no reut2-NNN.sgm file; is it Reuters-21578?")
-        for member in members:
-            with archive.extractfile(member) as f:
-                stories.extend(_parse_sgml(f.read().decode("latin-1")))
+    stories, members = [], []
+    try:
+        with tarfile.open(path, "r:*") as archive:
+            members = sorted(
+                (m for m in archive.getmembers() if m.isfile() and _SGM_RE.search(m.name)),
+                key=lambda m: m.name,
+            )
+            for member in members:
+                with archive.extractfile(member) as f:
+                    stories.extend(_parse_sgml(f.read().decode("latin-1")))
+    except (tarfile.TarError, EOFError, zlib.error, gzip.BadGzipFile) as exc:
+        raise damaged_archive(path, _ARCHIVE, exc) from exc
+    if not members:
+        raise OSError(f"{path} contains no reut2-NNN.sgm file; is it Reuters-21578?")
     stories.sort(key=lambda story: story["newid"])
     return stories
 
@@ -258,7 +263,9 @@ def fetch_reuters21578(
     FileNotFoundError
         If ``download_if_missing=False`` and the archive is not cached.
     OSError
-        If the download fails or does not match the expected sha256.
+        If the download fails or does not match the expected sha256, or the cached
+        archive does not (it is verified each time it is read) or cannot be read; the
+        message names the file and says to delete it and download it again.
 
     Examples
     --------

@@ -1,7 +1,8 @@
 """Transformer encoders fine-tuned contrastively on the corpus, as scikit-learn transformers."""
 
 from ._base import FitInterruptedWarning
-from ._encoder import MeanPoolingEncoder, load_encoder
+from ._encoder import MeanPoolingEncoder
+from ._loading import load_encoder
 from ._loss import NTXentLoss, nt_xent_loss
 from ._neighbors import (
     DEFAULT_TFIDF_PARAMS,

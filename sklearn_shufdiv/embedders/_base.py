@@ -16,8 +16,9 @@ from ..utils._param_validation import Interval, Options, validate_estimator_para
 from ._checkpoint import CheckpointDir, EpochCheckpoint
 from ._device import resolve_device, resolve_mini_batch_size
 from ._distributed import AverageGradients, CrossProcessNTXentLoss, rank_and_world
-from ._encoder import load_encoder, model_max_length, save_pretrained
+from ._encoder import save_pretrained
 from ._fingerprint import describe_params, documents_digest, fingerprint, model_digest
+from ._loading import checked_max_length, load_encoder
 from ._loss import NTXentLoss
 from ._positives import content_keys
 from ._selection import (
@@ -139,6 +140,8 @@ class BaseContrastiveEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
                   else describe_params(self.get_params(deep=False)))
         documents = check_documents(X)
         tokenizer, encoder = load_encoder(self.model_name_or_path, self.verbose)
+        max_length = checked_max_length(self.max_length, tokenizer, encoder,
+                                        self.model_name_or_path)
         fit = self._begin_fit(documents)
         if params is not None:  # every process resumes; rank 0 writes
             described = {"params": params, "documents": documents_digest(fit.documents),
@@ -147,7 +150,7 @@ class BaseContrastiveEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
                                             described)
             if fit.rank == 0:
                 fit.checkpoints.check_writable()
-        net = self._make_net(fit, tokenizer, encoder)
+        net = self._make_net(fit, tokenizer, encoder, max_length)
         cuda = [torch.device(fit.device)] if torch.device(fit.device).type == "cuda" else []
         with torch.random.fork_rng(devices=cuda):
             torch.manual_seed(fit.seed)
@@ -191,7 +194,7 @@ class BaseContrastiveEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
                                        keep_embeddings=size >= len(documents))
         return fit
 
-    def _make_net(self, fit, tokenizer, encoder):
+    def _make_net(self, fit, tokenizer, encoder, max_length):
         """The skorch net of the fit: our step and callbacks, then the user's callbacks."""
         callbacks = [("views", SetEpochViews())]
         if fit.world_size > 1:
@@ -207,7 +210,7 @@ class BaseContrastiveEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
             callbacks.append(("checkpoint", EpochCheckpoint(fit.checkpoints, fit.selection)))
         return ContrastiveNet(
             encoder.to(fit.device), tokenizer=tokenizer,
-            max_length=self.max_length or model_max_length(tokenizer, encoder),
+            max_length=max_length,
             mini_batch_size=resolve_mini_batch_size(self.mini_batch_size, fit.device),
             amp_dtype=torch.bfloat16,
             criterion=CrossProcessNTXentLoss if fit.world_size > 1 else NTXentLoss,

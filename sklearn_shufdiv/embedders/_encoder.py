@@ -1,20 +1,16 @@
 """A Hugging Face transformer followed by mean pooling: one vector per token sequence.
 
-Loading by name or path, embedding (inference) and exporting in the Hugging Face and
-sentence-transformers layout live here, beside the module they serve.
+Embedding (inference) and exporting in the Hugging Face and sentence-transformers layout
+live here, beside the module they serve; loading is in ``_loading``.
 """
 
 import json
-import os
-from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
 import torch
 from torch import nn
 from tqdm.auto import tqdm
-from transformers import AutoModel, AutoTokenizer
-from transformers.utils import logging as transformers_logging
 
 from ._batching import padded_groups, tokenize
 from ._device import autocast_context
@@ -44,78 +40,6 @@ class MeanPoolingEncoder(nn.Module):
         ).last_hidden_state
         mask = attention_mask.unsqueeze(-1).to(hidden.dtype)
         return (hidden * mask).sum(dim=1) / mask.sum(dim=1).clamp(min=1.0)
-
-
-@contextmanager
-def quiet_transformers(quiet=True):
-    """Silence transformers' own progress bars (weight loading) for the duration.
-
-    The one place the package does it: ``load_encoder`` (``verbose=0``) and the command
-    line (``--quiet``).
-    """
-    enabled = transformers_logging.is_progress_bar_enabled()
-    if quiet and enabled:
-        transformers_logging.disable_progress_bar()
-    try:
-        yield
-    finally:
-        if quiet and enabled:
-            transformers_logging.enable_progress_bar()
-
-
-def load_encoder(model_name_or_path, verbose=0):
-    """Load a tokenizer and a :class:`MeanPoolingEncoder` by hub name or local directory.
-
-    Parameters
-    ----------
-    model_name_or_path : str or os.PathLike
-        What ``transformers.AutoModel.from_pretrained`` accepts.
-    verbose : int, default=0
-        0 hides the progress bar of transformers' weight loading.
-
-    Returns
-    -------
-    tokenizer : transformers.PreTrainedTokenizerBase
-    encoder : MeanPoolingEncoder
-        On the CPU, in float32, in eval mode.
-
-    Raises
-    ------
-    OSError
-        If the model can be found neither locally nor on the hub, with a message that says
-        how to run offline.
-    """
-    name = os.fspath(model_name_or_path)
-    try:
-        with quiet_transformers(not verbose):
-            tokenizer = AutoTokenizer.from_pretrained(name)
-            transformer = AutoModel.from_pretrained(name, dtype=torch.float32)
-    except (OSError, ValueError) as exc:
-        raise OSError(
-            f"Could not load the model {name!r}: it is neither a directory holding a Hugging "
-            "Face model (config.json, weights and tokenizer files) nor a model that could be "
-            "downloaded from the hub. Offline, pass the path of a local copy (for example one "
-            "written by `save_pretrained`)."
-        ) from exc
-    if tokenizer.pad_token is None:
-        raise ValueError(
-            f"The tokenizer of {name!r} has no padding token; set one "
-            "(e.g. tokenizer.pad_token = tokenizer.eos_token) and save it."
-        )
-    return tokenizer, MeanPoolingEncoder(transformer).eval()
-
-
-def model_max_length(tokenizer, encoder):
-    """The longest sequence the model accepts: the tokenizer's limit, else the config's."""
-    config = encoder.transformer.config
-    limits = [getattr(config, "max_position_embeddings", None)]
-    if getattr(config, "model_type", "") in ("roberta", "xlm-roberta", "camembert"):
-        # RoBERTa-style position ids start after the padding index.
-        limits = [limits[0] - (config.pad_token_id or 0) - 1]
-    if tokenizer.model_max_length and tokenizer.model_max_length < 1_000_000:
-        limits.append(tokenizer.model_max_length)
-    limits = [x for x in limits if x]
-    return min(limits) if limits else 512
 
 
 def encode(encoder, tokenizer, texts, *, max_length, batch_size, device, amp_dtype=None,

@@ -1,5 +1,7 @@
 """Checks of the documents given to the embedders."""
 
+from collections.abc import Mapping, Set
+
 import numpy as np
 
 
@@ -9,9 +11,12 @@ def check_documents(X, *, name="X"):
     Raises
     ------
     TypeError
-        For a single string, a 2-D input or an item that is not a string.
+        For a single string, a mapping (whose iteration gives its keys), a set (whose
+        order is arbitrary), a 2-D input or an item that is not a string.
     ValueError
-        For an empty corpus.
+        For an empty corpus, or a document that is not valid Unicode (a lone surrogate,
+        as text decoded with ``errors="surrogateescape"`` holds): it is named, rather
+        than replaced, because replacing would change the text without a word.
 
     Examples
     --------
@@ -21,17 +26,12 @@ def check_documents(X, *, name="X"):
     Traceback (most recent call last):
     ...
     TypeError: X must be an iterable of documents (str), got a single str. Wrap it in a list.
+    >>> check_documents({"a.txt": "one document."})
+    Traceback (most recent call last):
+    ...
+    TypeError: X is a dict, a mapping: iterating it would embed its keys, not its ...
     """
-    if isinstance(X, (str, bytes)):
-        raise TypeError(
-            f"{name} must be an iterable of documents (str), got a single "
-            f"{type(X).__name__}. Wrap it in a list."
-        )
-    if getattr(X, "ndim", 1) != 1:
-        raise TypeError(
-            f"{name} must be one-dimensional (one document per entry); got an array of "
-            f"shape {X.shape}. Select the text column, e.g. df['text']."
-        )
+    _check_container(X, name)
     if hasattr(X, "to_numpy") or isinstance(X, np.ndarray):
         X = np.asarray(X, dtype=object).tolist()
     try:
@@ -46,6 +46,46 @@ def check_documents(X, *, name="X"):
                 f"{name} must contain only str documents; item {index} is "
                 f"{type(document).__name__} ({document!r:.60}). Convert or drop it first."
             )
+        if not document.isascii():
+            _check_unicode(document, index, name)
     if not documents:
         raise ValueError(f"{name} is empty: there is no document to embed.")
     return documents
+
+
+def _check_container(X, name):
+    """Refuse what is not a sequence of documents: a string, a mapping, a set, 2-D data."""
+    if isinstance(X, (str, bytes)):
+        raise TypeError(
+            f"{name} must be an iterable of documents (str), got a single "
+            f"{type(X).__name__}. Wrap it in a list."
+        )
+    if isinstance(X, Mapping):
+        raise TypeError(
+            f"{name} is a {type(X).__name__}, a mapping: iterating it would embed its keys, "
+            "not its values. Pass the documents as a list, e.g. list(X.values()), and keep "
+            "the keys (list(X)) to match the embeddings to them."
+        )
+    if isinstance(X, Set):
+        raise TypeError(
+            f"{name} is a {type(X).__name__}: a set has no order, so the embeddings could "
+            "not be matched to the documents. Pass a list, e.g. sorted(X)."
+        )
+    if getattr(X, "ndim", 1) != 1:
+        raise TypeError(
+            f"{name} must be one-dimensional (one document per entry); got an array of "
+            f"shape {X.shape}. Select the text column, e.g. df['text']."
+        )
+
+
+def _check_unicode(document, index, name):
+    """Raise if ``document`` holds a lone surrogate, which no tokenizer can encode."""
+    try:
+        document.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise ValueError(
+            f"{name}[{index}] is not valid Unicode: it holds the lone surrogate "
+            f"{document[exc.start]!r} at character {exc.start} (text decoded with "
+            "errors='surrogateescape' keeps undecodable bytes so). Decode the bytes with "
+            "their real encoding, or with errors='replace'."
+        ) from None

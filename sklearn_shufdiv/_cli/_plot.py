@@ -1,0 +1,89 @@
+"""``--plot``: a 2-D map of the documents coloured by cluster (matplotlib, optional)."""
+
+import os
+import tempfile
+
+import numpy as np
+from sklearn.decomposition import PCA
+from sklearn.manifold import TSNE
+
+from . import CLIError
+
+#: At most this many documents are drawn (a random sample beyond): t-SNE's cost grows
+#: quickly with their number, and a denser cloud shows no more.
+MAP_SAMPLE_SIZE = 5000
+
+
+def check_matplotlib():
+    """Fail before any work when ``--plot`` is asked for but matplotlib is missing."""
+    try:
+        import matplotlib  # noqa: F401  (an optional dependency, imported only here)
+    except ImportError:
+        raise CLIError("--plot needs matplotlib, which is not installed: "
+                       "pip install 'sklearn-shufdiv[plot]' (or pip install matplotlib)."
+                       ) from None
+
+
+def project(embeddings, projection, seed):
+    """2-D coordinates of ``embeddings`` by t-SNE (cosine) or PCA."""
+    if projection == "pca" or len(embeddings) < 5:
+        return PCA(n_components=2, random_state=seed).fit_transform(embeddings)
+    perplexity = min(30.0, (len(embeddings) - 1) / 3)
+    return TSNE(n_components=2, metric="cosine", init="pca", perplexity=perplexity,
+                random_state=seed).fit_transform(embeddings)
+
+
+def draw_map(path, result, descriptions, *, projection="tsne", seed=0, title=""):
+    """Write the map of the documents, coloured by cluster, to ``path`` (PNG, SVG, PDF).
+
+    Parameters
+    ----------
+    path : pathlib.Path
+        The image file; its suffix chooses the format.
+    result : Clustering
+        The embeddings and clusters.
+    descriptions : list of ClusterDescription
+        For the legend: each cluster's size and first terms.
+    projection : {"tsne", "pca"}, default="tsne"
+        How the embeddings are brought to 2-D.
+    seed : int, default=0
+        Seed of the projection and of the sample of documents drawn.
+    title : str, default=""
+        The figure's title.
+    """
+    import matplotlib  # an optional dependency: imported only when --plot is given
+
+    matplotlib.use("Agg")
+    from matplotlib import pyplot as plt
+
+    rng = np.random.default_rng(seed)
+    shown = np.sort(rng.permutation(len(result.clusters))[:MAP_SAMPLE_SIZE])
+    points = project(result.embeddings[shown], projection, seed)
+    clusters = result.clusters[shown]
+    figure, axes = plt.subplots(figsize=(9, 7), layout="constrained")
+    colours = plt.get_cmap("tab20" if len(descriptions) > 10 else "tab10")
+    for description in descriptions:
+        mask = clusters == description.cluster
+        terms = ", ".join(term for term, _ in description.terms[:3])
+        axes.scatter(points[mask, 0], points[mask, 1], s=8, alpha=0.7,
+                     color=colours(description.cluster % colours.N),
+                     label=f"{description.cluster} ({description.size}): {terms}")
+    sample = "" if len(shown) == len(result.clusters) else f", {len(shown)} shown"
+    axes.set_title(f"{title} ({projection.upper() if projection == 'pca' else 't-SNE'}"
+                   f"{sample})")
+    axes.set_xticks([])
+    axes.set_yticks([])
+    axes.legend(loc="center left", bbox_to_anchor=(1.0, 0.5), fontsize="small",
+                markerscale=2, title="cluster (size): terms")
+    fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}.",
+                                     suffix=path.suffix)  # renamed into place once written
+    os.close(fd)
+    try:
+        figure.savefig(temporary, dpi=120)
+        os.replace(temporary, path)
+    except (OSError, ValueError) as exc:
+        raise CLIError(f"{path}: cannot write the map ({exc}).") from None
+    finally:
+        plt.close(figure)
+        if os.path.exists(temporary):
+            os.unlink(temporary)

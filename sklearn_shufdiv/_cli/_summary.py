@@ -1,0 +1,153 @@
+"""What the ``cluster`` command tells: the summary it prints and the report it writes.
+
+Besides sizes and scores, each cluster is described by its top terms (class-based
+TF-IDF, :func:`sklearn_shufdiv.inspection.cluster_top_terms`) and its most
+representative documents (nearest the centroid: id and first line), and the per-epoch
+table the choice of epoch was made on is shown.
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+from sklearn.feature_extraction.text import CountVectorizer
+
+from ..inspection import cluster_top_terms, representative_documents
+from ._pipeline import default_model, epoch_text, plural, score_text
+from ._readers import FORMAT_DESCRIPTIONS
+
+N_TERMS, N_REPRESENTATIVES, FIRST_LINE_WIDTH = 8, 3, 72
+
+
+@dataclass
+class ClusterDescription:
+    """One cluster: its size, top terms and representative documents."""
+
+    cluster: int
+    size: int
+    terms: list          # (term, weight), highest first
+    representatives: list  # (id, first line, cosine to the centroid)
+
+
+def first_line(text, width=FIRST_LINE_WIDTH):
+    """The first non-blank line of ``text``, cut at ``width`` characters."""
+    line = next((line.strip() for line in text.splitlines() if line.strip()), "")
+    return line if len(line) <= width else line[: width - 3].rstrip() + "..."
+
+
+#: Words of two characters or more that start with a letter ("000", "2004" say little).
+WORD_PATTERN = r"(?u)\b[^\W\d_][^\W_]+\b"
+
+
+def top_terms(texts, clusters):
+    """Each cluster's top terms: c-TF-IDF with square-rooted frequencies, on words in at
+    most half of the documents (on 150 BBC articles, "said" and "mr" led three of five
+    clusters without both); on tiny corpora that leave no such word, on every word."""
+    for max_df in (0.5, 1.0):
+        vectorizer = CountVectorizer(stop_words="english", token_pattern=WORD_PATTERN,
+                                     max_df=max_df)
+        try:
+            return cluster_top_terms(texts, clusters, n_terms=N_TERMS, vectorizer=vectorizer,
+                                     reduce_frequent_words=True)
+        except ValueError:  # no word left
+            continue
+    return {}
+
+
+def describe_clusters(corpus, result, n_clusters):
+    """A :class:`ClusterDescription` per cluster (empty clusters included)."""
+    terms = top_terms(corpus.texts, result.clusters)
+    near = representative_documents(result.embeddings, result.clusters,
+                                    n_documents=N_REPRESENTATIVES)
+    sizes = np.bincount(result.clusters, minlength=n_clusters)
+    return [ClusterDescription(k, int(sizes[k]), terms.get(k, []),
+                               [(corpus.ids[i], first_line(corpus.texts[i]), cosine)
+                                for i, cosine in near.get(k, [])])
+            for k in range(n_clusters)]
+
+
+def epoch_table(result):
+    """The per-epoch table the epoch was chosen on (epoch 0 = the untuned encoder)."""
+    if result.max_epochs == 0:
+        return []
+    lines = [f"{'epoch':>7}{'loss':>10}{'silhouette':>12}"]
+    for row in result.history:
+        loss = "-" if row["train_loss"] is None else f"{row['train_loss']:.4f}"
+        mark = "  <- kept" if row["epoch"] == result.epoch else ""
+        lines.append(f"{row['epoch']:>7}{loss:>10}{score_text(row['silhouette']):>12}{mark}")
+    if result.selected and result.scored_documents != len(result.clusters):
+        lines.append(f"(silhouettes of the epoch selection, on a sample of "
+                     f"{result.scored_documents} documents)")
+    return lines
+
+
+def cluster_lines(descriptions):
+    """Each cluster's size, terms and representative documents, as lines."""
+    lines = []
+    for description in descriptions:
+        terms = ", ".join(term for term, _ in description.terms) or "(none)"
+        lines.append(f"cluster {description.cluster}: "
+                     f"{plural(description.size, 'document')}; terms: {terms}")
+        lines += [f"    {id_}  {line}" for id_, line, _ in description.representatives]
+    return lines
+
+
+def summary_lines(corpus, result, args, settings, descriptions, paths):
+    """The summary printed after clustering, as lines of text."""
+    sizes = np.bincount(result.clusters, minlength=args.n_clusters)
+    lines = [
+        f"input:        {args.input} ({FORMAT_DESCRIPTIONS[corpus.format]})",
+        f"documents:    {len(corpus.ids)}",
+    ]
+    for kind in ("skipped", "replaced"):
+        where = getattr(corpus, kind)
+        if where:
+            lines.append(f"{kind + ':':<14}{plural(len(where), 'text')} not valid UTF-8 "
+                         f"(first: {where[0]})")
+    lines += [
+        f"method:       {args.method}",
+        f"settings:     {settings.describe(args.method != 'frozen')}",
+        f"epoch:        {epoch_text(result)}",
+        f"clusters:     {args.n_clusters}",
+        "sizes:        " + ", ".join(f"{k}: {n}" for k, n in enumerate(sizes)),
+        f"silhouette:   {score_text(result.silhouette)} (cosine)",
+    ]
+    if corpus.labels is not None:
+        lines.append(f"classes:      {len(set(corpus.labels))}")
+        lines.append(f"ACC:          {score_text(result.acc)}")
+        lines.append(f"AMI:          {score_text(result.ami)}")
+    lines.append(f"time:         {result.seconds:.1f} s")
+    lines += [f"{option.lstrip('-') + ':':<14}{path}" for option, path in paths.items()]
+    table = epoch_table(result)
+    if table:
+        lines += ["", "epochs (the kept one has the best silhouette):" if result.selected
+                  else "epochs:", *table]
+    return lines + ["", *cluster_lines(descriptions)]
+
+
+def _number(value):
+    return None if value is None or not np.isfinite(value) else float(value)
+
+
+def report(corpus, result, args, settings, descriptions, paths):
+    """The machine-readable report (``--report``): the summary's content as a dict."""
+    return {
+        "input": str(args.input), "format": corpus.format, "documents": len(corpus.ids),
+        "skipped": corpus.skipped, "replaced": corpus.replaced,
+        "method": args.method, "model": str(args.model or default_model()),
+        "settings": {"device": settings.device, "max_length": settings.max_length,
+                     "batch_size": settings.batch_size, "max_epochs": settings.max_epochs,
+                     "seed": args.seed},
+        "epoch": result.epoch, "epoch_selected_by_silhouette": result.selected,
+        "history": [{"epoch": row["epoch"], "train_loss": _number(row["train_loss"]),
+                     "silhouette": _number(row["silhouette"])} for row in result.history],
+        "n_clusters": args.n_clusters, "silhouette": _number(result.silhouette),
+        "acc": _number(result.acc), "ami": _number(result.ami),
+        "seconds": round(result.seconds, 3),
+        "outputs": {option.lstrip("-"): str(path) for option, path in paths.items()},
+        "clusters": [
+            {"cluster": d.cluster, "size": d.size,
+             "top_terms": [{"term": term, "weight": weight} for term, weight in d.terms],
+             "representatives": [{"id": id_, "first_line": line, "cosine": cosine}
+                                 for id_, line, cosine in d.representatives]}
+            for d in descriptions],
+    }

