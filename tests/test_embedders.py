@@ -235,8 +235,9 @@ def test_roberta_encoder(tiny_roberta_path, corpus, tmp_path):
 
     docs, _ = corpus
     embedder = ShuffleDivideEmbedder(tiny_roberta_path, **SMALL)
-    embeddings = embedder.fit_transform(docs)
-    assert embeddings.shape == (len(docs), 32) and np.isfinite(embeddings).all()
+    windowed = embedder.fit_transform(docs)
+    assert windowed.shape == (len(docs), 32) and np.isfinite(windowed).all()
+    embeddings = embedder.set_params(max_windows=1).transform(docs)  # truncation
     assert embedder.tokenizer_.pad_token_id == 1
     embedder.save_pretrained(tmp_path / "tuned")
     tokenizer = AutoTokenizer.from_pretrained(tmp_path / "tuned")
@@ -345,7 +346,7 @@ def test_shared_parameters_are_documented_once_for_both():
         assert list(documented) == list(inspect.signature(cls).parameters)
         docs[cls] = documented
     shared = set(docs[ShuffleDivideEmbedder]) & set(docs[TfidfPositiveEmbedder])
-    assert len(shared) == 17
+    assert len(shared) == 20
     for name in shared:
         assert docs[ShuffleDivideEmbedder][name] == docs[TfidfPositiveEmbedder][name], name
 

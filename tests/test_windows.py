@@ -108,3 +108,147 @@ def test_pooling_passes_gradients_to_every_window():
     torch.testing.assert_close(pooled, torch.tensor([[2.0, 1.0], [0.0, 5.0]]))
     pooled.sum().backward()
     torch.testing.assert_close(embeddings.grad[:, 0], torch.tensor([2 / 3, 1 / 3, 1.0]))
+
+
+# -- the estimators read whole documents ------------------------------------------------
+FROZEN = dict(max_epochs=0, max_length=16, mini_batch_size=4, verbose=0, random_state=0,
+              normalize=False)
+
+
+def _direct(transformer, token_ids):
+    """Mean of the last hidden states of all tokens of ``token_ids`` (a list of windows),
+    each window run alone, without padding."""
+    with torch.no_grad():
+        hidden = [transformer(input_ids=torch.tensor([ids])).last_hidden_state[0]
+                  for ids in token_ids]
+    return torch.cat(hidden).mean(0).numpy()
+
+
+def test_transform_reads_whole_documents(tiny_bert_path, tokenizer, long_docs):
+    from sklearn_shufdiv import ShuffleDivideEmbedder
+
+    embedder = ShuffleDivideEmbedder(tiny_bert_path, max_windows=None, **FROZEN).fit(long_docs)
+    got = embedder.transform(long_docs)
+    transformer = AutoModel.from_pretrained(tiny_bert_path).eval()
+    prefix, suffix = special_tokens(tokenizer)
+    whole = tokenizer(long_docs, add_special_tokens=False)["input_ids"]
+    for document, ids in enumerate(whole):
+        # Windows of at most 14 text tokens, of near-equal sizes, covering the document.
+        count = -(-len(ids) // 14)
+        bounds = np.linspace(0, len(ids), count + 1).round().astype(int)
+        windows = [prefix + ids[a:b] + suffix for a, b in zip(bounds[:-1], bounds[1:])]
+        np.testing.assert_allclose(got[document], _direct(transformer, windows), atol=1e-5)
+    assert count > 3  # the longest document really has many windows
+
+
+def test_short_documents_embed_exactly_as_before(tiny_bert_path, corpus):
+    from sklearn_shufdiv import ShuffleDivideEmbedder
+
+    docs = [doc[:30] for doc in corpus[0][:12]]
+    params = {**FROZEN, "max_length": 32}
+    one = ShuffleDivideEmbedder(tiny_bert_path, max_windows=1, **params).fit(docs)
+    whole = ShuffleDivideEmbedder(tiny_bert_path, max_windows=None, **params).fit(docs)
+    assert max(len(ids) for ids in tokenize(one.tokenizer_, docs, 10**6)) <= 32
+    np.testing.assert_array_equal(whole.transform(docs), one.transform(docs))
+
+
+def test_max_windows_one_is_truncation(tiny_bert_path, tokenizer, long_docs):
+    from sklearn_shufdiv import ShuffleDivideEmbedder
+
+    embedder = ShuffleDivideEmbedder(tiny_bert_path, max_windows=1, **FROZEN).fit(long_docs)
+    transformer = AutoModel.from_pretrained(tiny_bert_path).eval()
+    for document, ids in enumerate(tokenize(tokenizer, long_docs, 16)):
+        np.testing.assert_allclose(embedder.transform(long_docs)[document],
+                                   _direct(transformer, [ids]), atol=1e-5)
+
+
+def test_overlapping_windows_in_transform(tiny_bert_path, tokenizer, long_docs):
+    from sklearn_shufdiv import ShuffleDivideEmbedder
+
+    embedder = ShuffleDivideEmbedder(tiny_bert_path, max_windows=None, window_stride=7,
+                                     **FROZEN).fit(long_docs)
+    transformer = AutoModel.from_pretrained(tiny_bert_path).eval()
+    windows = cut_windows(tokenizer, long_docs, 16, window_stride=7)
+    for document in range(len(long_docs)):
+        mine = [ids for ids, owner in zip(windows.token_ids, windows.owners) if owner == document]
+        np.testing.assert_allclose(embedder.transform(long_docs)[document],
+                                   _direct(transformer, mine), atol=1e-5)
+
+
+def test_order_and_batching_do_not_change_embeddings(tiny_bert_path, corpus):
+    from sklearn_shufdiv import ShuffleDivideEmbedder
+
+    docs = corpus[0][:10] + [" ".join(corpus[0][:6])]
+    a = ShuffleDivideEmbedder(tiny_bert_path, max_windows=None, **FROZEN).fit(docs)
+    b = ShuffleDivideEmbedder(tiny_bert_path, max_windows=None,
+                              **{**FROZEN, "mini_batch_size": 1}).fit(docs)
+    reference = a.transform(docs)
+    np.testing.assert_allclose(a.transform(docs[::-1])[::-1], reference, atol=1e-6)
+    np.testing.assert_allclose(b.transform(docs), reference, atol=1e-6)
+    np.testing.assert_allclose(np.vstack(list(a.transform_iter(iter(docs), chunk_size=3))),
+                               reference, atol=1e-6)
+
+
+def test_window_stride_longer_than_a_window_is_refused(tiny_bert_path, corpus):
+    from sklearn_shufdiv import ShuffleDivideEmbedder
+
+    embedder = ShuffleDivideEmbedder(tiny_bert_path, window_stride=15, **FROZEN)
+    with pytest.raises(ValueError, match=r"window_stride=15 .* \(14 tokens at max_length=16"):
+        embedder.fit(corpus[0][:4])
+
+
+def test_selection_embeds_whole_documents(tiny_bert_path, corpus):
+    from sklearn_shufdiv import ShuffleDivideEmbedder
+
+    docs = [" ".join(corpus[0][i:i + 3]) for i in range(0, 24)]
+    embedder = ShuffleDivideEmbedder(tiny_bert_path, max_windows=None, n_clusters=3,
+                                     selection_sample_size=None,
+                                     **{**FROZEN, "normalize": True}).fit(docs)
+    # With the whole corpus scored, fit_transform returns the selection's embeddings:
+    # the same as transform's.
+    np.testing.assert_allclose(embedder.fit_transform(docs), embedder.transform(docs),
+                               atol=1e-6)
+    truncated = ShuffleDivideEmbedder(tiny_bert_path, max_windows=1,
+                                      **{**FROZEN, "normalize": True}).fit(docs)
+    assert np.abs(truncated.transform(docs) - embedder.transform(docs)).max() > 1e-3
+
+
+def test_training_with_windowed_views(tiny_bert_path, corpus):
+    from sklearn_shufdiv import ShuffleDivideEmbedder
+
+    docs = [" ".join(corpus[0][i:i + 4]) for i in range(0, 40)]
+    params = dict(max_epochs=1, batch_size=8, mini_batch_size=4, max_length=16, verbose=0,
+                  random_state=0)
+    windowed = ShuffleDivideEmbedder(tiny_bert_path, max_view_windows=None, **params).fit(docs)
+    truncated = ShuffleDivideEmbedder(tiny_bert_path, **params).fit(docs)
+    assert np.isfinite(windowed.history_[1]["train_loss"])
+    # The views are the same; reading them whole gives other losses and other weights.
+    assert windowed.history_[1]["train_loss"] != truncated.history_[1]["train_loss"]
+    assert np.abs(windowed.transform(docs) - truncated.transform(docs)).max() > 1e-4
+
+
+def test_command_line_max_windows():
+    from sklearn_shufdiv import ShuffleDivideEmbedder, TfidfPositiveEmbedder
+    from sklearn_shufdiv._cli._parser import DEFAULT_MAX_WINDOWS, build_parser
+
+    for cls in (ShuffleDivideEmbedder, TfidfPositiveEmbedder):
+        assert cls().max_windows == DEFAULT_MAX_WINDOWS
+    parser = build_parser()
+    assert parser.parse_args(["demo"]).max_windows == DEFAULT_MAX_WINDOWS
+    assert parser.parse_args(["demo", "--max-windows", "all"]).max_windows is None
+    assert parser.parse_args(["demo", "--max-windows", "3"]).max_windows == 3
+    with pytest.raises(SystemExit):
+        parser.parse_args(["demo", "--max-windows", "0"])
+
+
+def test_max_windows_is_read_when_transform_is_called(tiny_bert_path, long_docs):
+    from sklearn_shufdiv import ShuffleDivideEmbedder
+    from sklearn_shufdiv.exceptions import InvalidParameterError
+
+    whole = ShuffleDivideEmbedder(tiny_bert_path, max_windows=None, **FROZEN).fit(long_docs)
+    one = ShuffleDivideEmbedder(tiny_bert_path, max_windows=1, **FROZEN).fit(long_docs)
+    assert np.abs(whole.transform(long_docs) - one.transform(long_docs)).max() > 1e-3
+    np.testing.assert_array_equal(whole.set_params(max_windows=1).transform(long_docs),
+                                  one.transform(long_docs))
+    with pytest.raises(InvalidParameterError, match="max_windows"):
+        whole.set_params(max_windows=0).transform(long_docs)

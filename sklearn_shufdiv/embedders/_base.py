@@ -37,6 +37,7 @@ from ._training import (
     SetEpochViews,
 )
 from ._validation import check_documents
+from ._windows import window_body
 
 
 class FitInterruptedWarning(RuntimeWarning):
@@ -69,6 +70,9 @@ class BaseContrastiveEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
     _parameter_constraints = {
         "model_name_or_path": [str, Path],
         "max_length": [Interval(Integral, 8, None), None],
+        "max_windows": [Interval(Integral, 1, None), None],
+        "window_stride": [Interval(Integral, 1, None), None],
+        "max_view_windows": [Interval(Integral, 1, None), None],
         "temperature": [Interval(Real, 0, None, closed="neither")],
         "learning_rate": [Interval(Real, 0, None, closed="neither")],
         "weight_decay": [Interval(Real, 0, None)],
@@ -142,6 +146,7 @@ class BaseContrastiveEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         tokenizer, encoder = load_encoder(self.model_name_or_path, self.verbose)
         max_length = checked_max_length(self.max_length, tokenizer, encoder,
                                         self.model_name_or_path)
+        window_body(tokenizer, max_length, self.window_stride)  # checks window_stride
         fit = self._begin_fit(documents)
         if params is not None:  # every process resumes; rank 0 writes
             described = {"params": params, "documents": documents_digest(fit.documents),
@@ -210,7 +215,8 @@ class BaseContrastiveEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
             callbacks.append(("checkpoint", EpochCheckpoint(fit.checkpoints, fit.selection)))
         return ContrastiveNet(
             encoder.to(fit.device), tokenizer=tokenizer,
-            max_length=max_length,
+            max_length=max_length, max_windows=self.max_windows,
+            window_stride=self.window_stride, max_view_windows=self.max_view_windows,
             mini_batch_size=resolve_mini_batch_size(self.mini_batch_size, fit.device),
             amp_dtype=torch.bfloat16,
             criterion=CrossProcessNTXentLoss if fit.world_size > 1 else NTXentLoss,
@@ -289,12 +295,24 @@ class BaseContrastiveEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         Returns
         -------
         embeddings : ndarray of shape (n_documents, dim), float32
-            Mean-pooled last hidden states of at most ``max_length`` tokens per document,
-            L2-normalised when ``normalize=True``.
+            Each document's mean-pooled last hidden states over the windows of
+            ``max_length`` tokens that cover it (at most ``max_windows`` of them): the
+            token-weighted mean of the windows' embeddings, L2-normalised when
+            ``normalize=True``. See :ref:`long-documents`.
+
+        Notes
+        -----
+        ``max_windows`` and ``window_stride`` are read when ``transform`` is called:
+        ``set_params(max_windows=...)`` on a fitted embedder changes how it reads the
+        documents without fitting again.
         """
         check_is_fitted(self)
+        validate_estimator_params(self)
+        window_body(self.net_.tokenizer, self.net_.max_length, self.window_stride)
         documents = check_documents(X)
-        return self._postprocess(self.net_.embed(documents, verbose=self.verbose))
+        return self._postprocess(self.net_.embed(
+            documents, verbose=self.verbose, max_windows=self.max_windows,
+            window_stride=self.window_stride))
 
     def _postprocess(self, embeddings):
         if self.normalize:

@@ -12,8 +12,9 @@ import torch
 from torch import nn
 from tqdm.auto import tqdm
 
-from ._batching import padded_groups, tokenize
+from ._batching import padded_groups
 from ._device import autocast_context
+from ._windows import cut_windows, pool_windows
 
 
 class MeanPoolingEncoder(nn.Module):
@@ -43,15 +44,24 @@ class MeanPoolingEncoder(nn.Module):
 
 
 def encode(encoder, tokenizer, texts, *, max_length, batch_size, device, amp_dtype=None,
-           verbose=0):
-    """Embed ``texts``: length-sorted batches of similar lengths, dynamic padding, inference mode.
+           max_windows=1, window_stride=None, verbose=0):
+    """Embed ``texts`` whole: each is cut into windows of at most ``max_length`` tokens
+    (:func:`~._windows.cut_windows`), the windows of all texts are embedded in
+    length-sorted batches with dynamic padding, in inference mode, and each text's
+    embedding is the token-weighted mean of its windows' (:func:`~._windows.pool_windows`).
+
+    ``max_windows=1`` is truncation at ``max_length``; ``None`` reads every text whole.
+    ``batch_size`` counts windows. The pooling is computed in float64, so that a text of
+    one window gets exactly that window's embedding.
 
     Returns
     -------
     embeddings : numpy.ndarray of shape (len(texts), dim), float32, in the order of ``texts``.
     """
-    token_ids = tokenize(tokenizer, texts, max_length)
-    batches, order = padded_groups(token_ids, batch_size, tokenizer.pad_token_id, device)
+    windows = cut_windows(tokenizer, texts, max_length, max_windows=max_windows,
+                          window_stride=window_stride)
+    batches, order = padded_groups(windows.token_ids, batch_size, tokenizer.pad_token_id,
+                                   device)
     was_training = encoder.training
     encoder.eval()
     outputs = []
@@ -63,10 +73,11 @@ def encode(encoder, tokenizer, texts, *, max_length, batch_size, device, amp_dty
                 outputs.append(encoder(input_ids, attention_mask).float().cpu())
     finally:
         encoder.train(was_training)
-    embeddings = torch.cat(outputs).numpy() if outputs else np.empty((0, encoder.dim))
-    result = np.empty_like(embeddings, dtype=np.float32)
-    result[order] = embeddings
-    return result
+    if not outputs:
+        return np.empty((0, encoder.dim), dtype=np.float32)
+    embeddings = torch.empty((len(order), encoder.dim), dtype=torch.float64)
+    embeddings[torch.as_tensor(order)] = torch.cat(outputs).double()
+    return pool_windows(embeddings, windows).float().numpy()
 
 
 def save_pretrained(encoder, tokenizer, path, *, max_length, normalize):

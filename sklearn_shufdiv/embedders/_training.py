@@ -22,11 +22,12 @@ from skorch.callbacks import Callback, EpochTimer, PassthroughScoring
 from torch.utils.data import Dataset
 from tqdm.auto import tqdm
 
-from ._batching import graph_prefix, padded_groups, tokenize
+from ._batching import graph_prefix, padded_groups
 from ._device import supports_fused_adamw
 from ._encoder import encode
 from ._gradcache import cached_backward
 from ._loss import NTXentLoss
+from ._windows import cut_windows, pool_windows
 
 #: Names of the engine's callbacks (a user's callbacks need other names).
 ENGINE_CALLBACKS = ("epoch_timer", "train_loss", "views", "average_gradients", "selection",
@@ -130,10 +131,16 @@ class ContrastiveNet(NeuralNet):
         The encoder.
     tokenizer : transformers tokenizer
     max_length : int
-        Tokens kept per view.
+        Tokens per window, special tokens included.
     mini_batch_size : int
-        Views per forward pass; bounds activation memory. Also the batch size of
+        Windows per forward pass; bounds activation memory. Also the batch size of
         :meth:`embed`.
+    max_windows : int or None, default=1
+        Windows per embedded document (:meth:`embed`) at most; None reads it whole.
+    window_stride : int or None, default=None
+        Tokens between the starts of two windows; None: windows do not overlap.
+    max_view_windows : int or None, default=1
+        Windows per training view at most; 1 truncates each view at ``max_length``.
     amp_dtype : torch.dtype or None
         Autocast dtype on CUDA (bf16); the CPU always computes in float32.
 
@@ -143,7 +150,7 @@ class ContrastiveNet(NeuralNet):
     """
 
     def __init__(self, module, *, tokenizer, max_length, mini_batch_size, amp_dtype=None,
-                 **kwargs):
+                 max_windows=1, window_stride=None, max_view_windows=1, **kwargs):
         kwargs.setdefault("criterion", NTXentLoss)
         kwargs.setdefault("optimizer", torch.optim.AdamW)
         kwargs.setdefault("train_split", None)
@@ -155,6 +162,9 @@ class ContrastiveNet(NeuralNet):
         self.max_length = max_length
         self.mini_batch_size = mini_batch_size
         self.amp_dtype = amp_dtype
+        self.max_windows = max_windows
+        self.window_stride = window_stride
+        self.max_view_windows = max_view_windows
 
     @property
     def _default_callbacks(self):
@@ -211,19 +221,24 @@ class ContrastiveNet(NeuralNet):
             raise  # partial_fit catches it and ends training (on_train_end)
 
     def mini_batches(self, texts):
-        """How a training step runs ``texts``: ``(batches, order, keep)``.
+        """How a training step runs ``texts``: ``(batches, order, keep, windows)``.
 
-        Mini-batches of at most ``mini_batch_size`` views of similar lengths, the longest
-        first; ``order`` maps their rows back to ``texts``. The first ``keep`` of them (as
-        many as fit in the activations of ``mini_batch_size`` views of the longest length,
+        Each view is cut into at most ``max_view_windows`` windows
+        (:func:`~._windows.cut_windows`; one, a truncation, by default). Mini-batches of
+        at most ``mini_batch_size`` windows of similar lengths, the longest first;
+        ``order`` maps their rows back to ``windows``. The first ``keep`` of them (as many
+        as fit in the activations of ``mini_batch_size`` windows of the longest length,
         the memory GradCache needs anyway) keep their graph: no second forward pass. A
         batch that fits whole takes an ordinary forward and backward.
         """
-        token_ids = tokenize(self.tokenizer, texts, self.max_length)
+        windows = cut_windows(self.tokenizer, texts, self.max_length,
+                              max_windows=self.max_view_windows,
+                              window_stride=self.window_stride)
+        token_ids = windows.token_ids
         batches, order = padded_groups(token_ids, self.mini_batch_size,
                                        self.tokenizer.pad_token_id, self.device)
         budget = min(len(token_ids), self.mini_batch_size) * max(map(len, token_ids))
-        return batches, order, graph_prefix(batches, budget)
+        return batches, order, graph_prefix(batches, budget), windows
 
     def batch_loss(self, views, batch):
         """The criterion on the ``(2N, dim)`` embeddings ``views`` of ``batch``."""
@@ -231,10 +246,15 @@ class ContrastiveNet(NeuralNet):
 
     def train_step_single(self, batch, **fit_params):
         self.module_.train()
-        batches, order, keep = self.mini_batches(batch.texts)
+        batches, order, keep, windows = self.mini_batches(batch.texts)
+        # A view's embedding is the pooled embedding of its windows: the loss's gradient
+        # flows into every window, and GradCache stays exact (the pooling is in loss_fn).
+        per_window = len(batch.texts) / len(windows.token_ids)  # the bar counts views
         loss = cached_backward(
-            self.module_, batches, order, lambda views: self.batch_loss(views, batch),
-            self.autocast_dtype, keep=keep, progress=self._report_views,
+            self.module_, batches, order,
+            lambda embeddings: self.batch_loss(pool_windows(embeddings, windows), batch),
+            self.autocast_dtype, keep=keep,
+            progress=lambda n: self._report_views(n * per_window),
         )
         return {"loss": loss, "y_pred": None}
 
@@ -245,12 +265,17 @@ class ContrastiveNet(NeuralNet):
             if hasattr(callback, "on_views_done"):
                 callback.on_views_done(self, n_views=n_views)
 
-    def embed(self, texts, batch_size=None, verbose=0):
-        """Embeddings of ``texts`` by the current weights (float32 numpy array)."""
+    def embed(self, texts, batch_size=None, verbose=0, **windows):
+        """Embeddings of ``texts`` by the current weights (float32 numpy array).
+
+        ``max_windows`` and ``window_stride`` may be passed to override the net's.
+        """
+        windows = {"max_windows": self.max_windows, "window_stride": self.window_stride,
+                   **windows}
         return encode(
             self.module_, self.tokenizer, texts, max_length=self.max_length,
             batch_size=batch_size or self.mini_batch_size, device=self.device,
-            amp_dtype=self.autocast_dtype, verbose=verbose,
+            amp_dtype=self.autocast_dtype, verbose=verbose, **windows,
         )
 
     @property

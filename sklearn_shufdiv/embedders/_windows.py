@@ -80,19 +80,18 @@ def cut_windows(tokenizer, texts, max_length, *, max_windows=None, window_stride
         Windows per document at most (the first ones are kept); None covers each whole
         document; 1 is truncation at ``max_length``.
     window_stride : int or None, default=None
-        Tokens between the starts of two windows; None (or at least the window's body)
-        means no overlap.
+        Tokens between the starts of two windows, at most a window's text
+        (``max_length`` less the special tokens, which is no overlap); None: no overlap.
 
     Returns
     -------
     windows : Windows
     """
     prefix, suffix = special_tokens(tokenizer)
-    body = max_length - len(prefix) - len(suffix)
-    if body < 1:
-        raise ValueError(f"max_length={max_length} leaves no room for text beside the "
-                         "model's special tokens; raise it.")
-    stride = body if window_stride is None else min(window_stride, body)
+    body = window_body(tokenizer, max_length, window_stride)
+    stride = body if window_stride is None else window_stride
+    if not len(texts):
+        return Windows([], np.empty(0, dtype=np.int64), 0)
     encoded = _tokenize_whole(tokenizer, texts)
     token_ids, owners = [], []
     for document, ids in enumerate(encoded):
@@ -100,6 +99,27 @@ def cut_windows(tokenizer, texts, max_length, *, max_windows=None, window_stride
             token_ids.append(prefix + ids[start:stop] + suffix)
             owners.append(document)
     return Windows(token_ids, np.asarray(owners, dtype=np.int64), len(encoded))
+
+
+def window_body(tokenizer, max_length, window_stride=None):
+    """Text tokens per window: ``max_length`` less the model's special tokens.
+
+    Raises a ``ValueError`` naming the parameter when ``max_length`` leaves no room for
+    text, or when ``window_stride`` is longer than a window's text (windows would skip
+    tokens).
+    """
+    prefix, suffix = special_tokens(tokenizer)
+    body = max_length - len(prefix) - len(suffix)
+    if body < 1:
+        raise ValueError(f"max_length={max_length} leaves no room for text beside the "
+                         "model's special tokens; raise it.")
+    if window_stride is not None and window_stride > body:
+        raise ValueError(
+            f"window_stride={window_stride} is longer than a window's text ({body} tokens "
+            f"at max_length={max_length}, less the special tokens): the windows would skip "
+            f"text. Pass window_stride={body} or less, or None for windows that do not "
+            "overlap.")
+    return body
 
 
 def special_tokens(tokenizer):
@@ -140,7 +160,10 @@ def pool_windows(embeddings, windows):
     Returns
     -------
     pooled : torch.Tensor of shape (windows.n_documents, dim)
+        ``embeddings`` itself when every document has a single window.
     """
+    if len(windows.owners) == windows.n_documents:  # one window each, in order
+        return embeddings
     device = embeddings.device
     weights = torch.as_tensor(windows.weights, dtype=embeddings.dtype, device=device)
     owners = torch.as_tensor(windows.owners, device=device)

@@ -61,6 +61,7 @@ class ShuffleDivideEmbedder(BaseContrastiveEmbedder):
     }
 
     def __init__(self, model_name_or_path="bert-base-uncased", *, max_length=None,
+                 max_windows=16, window_stride=None, max_view_windows=1,
                  temperature=0.2, learning_rate=3e-5, weight_decay=0.01, batch_size=320,
                  mini_batch_size="auto", max_epochs=3, n_clusters=None,
                  selection="silhouette", selection_sample_size=5000, normalize=True,
@@ -68,6 +69,9 @@ class ShuffleDivideEmbedder(BaseContrastiveEmbedder):
                  callbacks=None, min_sentences=4, unit="sentence", sentence_splitter="auto"):
         self.model_name_or_path = model_name_or_path
         self.max_length = max_length
+        self.max_windows = max_windows
+        self.window_stride = window_stride
+        self.max_view_windows = max_view_windows
         self.temperature = temperature
         self.learning_rate = learning_rate
         self.weight_decay = weight_decay
