@@ -153,9 +153,10 @@ def test_cpu_and_gpu_defaults(monkeypatch, tiny_bert_path, _settings):
 def test_estimate_adds_up(_settings):
     class Tokenizer:  # one token per word
         def __call__(self, texts, **kwargs):
-            return {"input_ids": [text.split()[: kwargs["max_length"]] for text in texts]}
+            return {"input_ids": [text.split()[: kwargs.get("max_length")] for text in texts]}
 
-    settings = _settings.Settings("cpu", max_length=10, batch_size=4, max_epochs=2)
+    settings = _settings.Settings("cpu", max_length=10, batch_size=4, max_epochs=2,
+                                  max_windows=1)
     texts = ["w " * 40] * 6  # 40 words: documents of 10 tokens, halves of 10 too
     frozen = _settings.estimate(Tokenizer(), texts, settings, 0.01, method="frozen",
                                 select=True, sample_size=100, seed=0)
@@ -165,6 +166,12 @@ def test_estimate_adds_up(_settings):
     passes = _settings.TRAINING_PASSES_PER_VIEW
     assert tuned.training == pytest.approx(2 * 6 * 2 * 10 * passes * 0.01)
     assert tuned.embedding == pytest.approx(3 * 6 * 10 * 0.01)  # epochs 0, 1, 2; reused
+    # Documents are read up to max_windows windows of max_length tokens, or whole.
+    for windows, tokens in ((2, 20), (None, 40)):
+        settings.max_windows = windows
+        frozen = _settings.estimate(Tokenizer(), texts, settings, 0.01, method="frozen",
+                                    select=True, sample_size=100, seed=0)
+        assert frozen.embedding == pytest.approx(6 * tokens * 0.01)
 
 
 def test_default_settings_on_the_command_line(capsys, tmp_path, tiny_bert_path):
@@ -174,7 +181,8 @@ def test_default_settings_on_the_command_line(capsys, tmp_path, tiny_bert_path):
                            "--model", tiny_bert_path, "--method", "frozen", "--device", "cpu")
     assert status == 0, err
     # The tiny BERT's limit (64) is below the CPU's 128 tokens; frozen: nothing trains.
-    assert "settings:     cpu, 64 tokens, no training (the cpu defaults: --max-length 64)" in out
+    assert ("settings:     cpu, 64 tokens, 16 windows a document, no training (the cpu "
+            "defaults: --max-length 64)") in out
     assert "estimated time: about " in err and "(embedding)" in err
 
 

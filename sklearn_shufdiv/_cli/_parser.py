@@ -6,6 +6,9 @@ from .. import __version__
 from ._readers import ENCODING_ERRORS, FORMATS
 
 METHODS = ("shuffle-divide", "tfidf", "frozen")
+#: The embedders' default ``max_windows`` (kept equal by a test; importing the embedders
+#: here would import torch).
+DEFAULT_MAX_WINDOWS = 16
 CORPORA = ("bbc", "bbcsport", "20news", "reuters")
 
 _DESCRIPTION = """\
@@ -26,6 +29,8 @@ Files are read as UTF-8 (see --encoding-errors). With labels, ACC and AMI are pr
 
 defaults by device: on a CPU, 128 tokens, batches of 64 pairs and 1 epoch (what the
 README's CPU results use); on a GPU, the model's length limit, 320 pairs and 3 epochs.
+A document longer than --max-length tokens is read whole, as windows of that length
+(up to --max-windows of them), and their embeddings are averaged.
 An estimate of the run's length is printed before training. To keep a CPU run short:
 --method frozen (no training), a smaller --max-length (64 halves the time), or
 --no-select-epoch (no clustering of the corpus after each epoch).
@@ -52,6 +57,16 @@ def _int_at_least(minimum):
     return parse
 
 
+def _windows(text):
+    """``--max-windows``: a positive integer, or "all" (None: every document whole)."""
+    if text.strip().lower() == "all":
+        return None
+    return _int_at_least(1)(text)
+
+
+_windows.__name__ = 'integer >= 1 or "all"'
+
+
 def _add_model_options(parser):
     """Options shared by the commands; None defaults are chosen by the device."""
     group = parser.add_argument_group("encoder and training")
@@ -67,8 +82,14 @@ def _add_model_options(parser):
                        help="documents per contrastive batch (default: 64 on a CPU, "
                             "320 on a GPU)")
     group.add_argument("--max-length", type=_int_at_least(8), metavar="N",
-                       help="tokens kept per document (default: 128 on a CPU, the "
-                            "model's limit on a GPU); the run's time grows with it")
+                       help="tokens per window of text (default: 128 on a CPU, the "
+                            "model's limit on a GPU); training views are cut there")
+    group.add_argument("--max-windows", type=_windows, default=DEFAULT_MAX_WINDOWS,
+                       metavar="N",
+                       help="windows of --max-length tokens read per document when it is "
+                            "embedded, or 'all' for every document whole (default: "
+                            f"{DEFAULT_MAX_WINDOWS}; 1 cuts each document at --max-length); "
+                            "the embedding time grows with it")
     group.add_argument("--seed", type=int, default=0,
                        help="random seed of training and k-means (default: 0)")
     group.add_argument("--checkpoint-dir", metavar="DIR",

@@ -18,6 +18,7 @@ from ..embedders._batching import tokenize
 from ..embedders._encoder import encode
 from ..embedders._loading import model_max_length
 from . import CLIError
+from ._parser import DEFAULT_MAX_WINDOWS
 
 #: Settings for a CPU: those of the README's CPU results (benchmarks/README.md).
 CPU_SETTINGS = {"max_length": 128, "batch_size": 64, "max_epochs": 1}
@@ -44,16 +45,19 @@ class Settings:
     batch_size: int
     max_epochs: int
     from_device: tuple = ()
+    max_windows: object = DEFAULT_MAX_WINDOWS
 
     def describe(self, training=True):
         """In words; without ``training`` (the frozen method), the length alone."""
+        read = ("whole documents" if self.max_windows is None else
+                f"{self.max_windows} window{'s' if self.max_windows != 1 else ''} a document")
         if training:
             epochs = f"{self.max_epochs} epoch{'s' if self.max_epochs != 1 else ''}"
-            text = (f"{self.device}, {self.max_length} tokens, batch {self.batch_size}, "
-                    f"{epochs}")
+            text = (f"{self.device}, {self.max_length} tokens, {read}, batch "
+                    f"{self.batch_size}, {epochs}")
             chosen = self.from_device
         else:
-            text = f"{self.device}, {self.max_length} tokens, no training"
+            text = f"{self.device}, {self.max_length} tokens, {read}, no training"
             chosen = [option for option in self.from_device if "--max-length" in option]
         if chosen:
             text += f" (the {self.device} defaults: {', '.join(chosen)})"
@@ -94,13 +98,20 @@ def choose_settings(args, tokenizer, encoder):
     chosen = tuple(f"--{name.replace('_', '-')} {defaults[name]}"
                    for name, value in given.items() if value is None)
     values = {name: defaults[name] if value is None else value for name, value in given.items()}
-    return Settings(device, from_device=chosen, **values)
+    return Settings(device, from_device=chosen,
+                    max_windows=getattr(args, "max_windows", DEFAULT_MAX_WINDOWS), **values)
 
 
 def _token_lengths(tokenizer, texts, cap, seed):
+    """Token counts of a sample of ``texts``, at most ``cap`` (None: whole)."""
     rng = np.random.default_rng(seed)
     sample = [texts[i] for i in rng.permutation(len(texts))[:LENGTH_SAMPLE]]
-    return np.array([len(ids) for ids in tokenize(tokenizer, sample, cap)], dtype=float)
+    if cap is None:
+        ids = tokenizer(sample, verbose=False, return_attention_mask=False,
+                        return_token_type_ids=False)["input_ids"]
+    else:
+        ids = tokenize(tokenizer, sample, cap)
+    return np.array([len(row) for row in ids], dtype=float)
 
 
 def seconds_per_token(tokenizer, encoder, texts, settings, seed):
@@ -137,8 +148,12 @@ def estimate(tokenizer, texts, settings, per_token, *, method, select, sample_si
     """Estimate a run's length from ``per_token``, the encoder's inference seconds per
     token; ``select``: whether each epoch (and the untuned encoder) is scored, on at
     most ``sample_size`` documents."""
-    lengths = _token_lengths(tokenizer, texts, 2 * settings.max_length, seed)
-    document = np.minimum(lengths, settings.max_length).mean()
+    # A document is read up to max_windows windows (each with its special tokens).
+    windows = settings.max_windows
+    lengths = _token_lengths(tokenizer, texts, None if windows is None
+                             else max(windows, 2) * settings.max_length, seed)
+    document = (lengths if windows is None
+                else np.minimum(lengths, windows * settings.max_length)).mean()
     n = len(texts)
     epochs = 0 if method == "frozen" else settings.max_epochs
     # Shuffle & Divide trains on halves of documents, TF-IDF positives on whole ones.

@@ -135,6 +135,7 @@ def report(corpus, result, args, settings, descriptions, paths):
         "skipped": corpus.skipped, "replaced": corpus.replaced,
         "method": args.method, "model": str(args.model or default_model()),
         "settings": {"device": settings.device, "max_length": settings.max_length,
+                     "max_windows": settings.max_windows,
                      "batch_size": settings.batch_size, "max_epochs": settings.max_epochs,
                      "seed": args.seed},
         "epoch": result.epoch, "epoch_selected_by_silhouette": result.selected,
