@@ -11,6 +11,7 @@ import textwrap
 import numpy as np
 import pytest
 import torch
+from safetensors.torch import load_file
 
 from sklearn_shufdiv.embedders import ShuffleDivideEmbedder, load_encoder
 
@@ -65,7 +66,8 @@ def test_two_processes_equal_one_process_on_the_global_batch(deterministic_bert,
     distributed = torch.load(out, weights_only=False)
     assert sorted(os.listdir(tmp_path / "checkpoints")) == ["epoch-1", "epoch-2"]
 
-    single = ShuffleDivideEmbedder(deterministic_bert, **PARAMS).fit(docs)
+    single = ShuffleDivideEmbedder(deterministic_bert, checkpoint_dir=tmp_path / "single",
+                                   **PARAMS).fit(docs)
     assert len(distributed["history"]) == len(single.history_) == 3
     for theirs, ours in zip(distributed["history"], single.history_):
         assert theirs["epoch"] == ours["epoch"]
@@ -73,10 +75,17 @@ def test_two_processes_equal_one_process_on_the_global_batch(deterministic_bert,
         if ours["epoch"] > 0:  # epoch 0 is the untuned encoder: no loss
             assert theirs["train_loss"] == pytest.approx(ours["train_loss"], rel=1e-5)
     assert distributed["best_epoch"] == single.best_epoch_
-    _, initial = load_encoder(deterministic_bert)
-    moved = 0
-    for name, value in single.encoder_.state_dict().items():
+    for name, value in single.encoder_.state_dict().items():  # the selected epoch's
         torch.testing.assert_close(distributed["state"][name], value, rtol=1e-4, atol=1e-6)
+    # The last epoch's weights, whichever epoch the selection kept (it may keep the
+    # untuned encoder): equal, and trained, so that the comparison is not vacuous.
+    _, initial = load_encoder(deterministic_bert)
+    theirs = load_file(tmp_path / "checkpoints" / "epoch-2" / "params.safetensors")
+    ours = load_file(tmp_path / "single" / "epoch-2" / "params.safetensors")
+    assert theirs.keys() == ours.keys() == initial.state_dict().keys()
+    moved = 0
+    for name, value in ours.items():
+        torch.testing.assert_close(theirs[name], value, rtol=1e-4, atol=1e-6)
         moved += not torch.equal(value, initial.state_dict()[name])
-    assert moved > 10  # the parameters did change: the comparison is not vacuous
+    assert moved > 10
     np.testing.assert_allclose(distributed["embeddings"], single.transform(docs), atol=1e-5)
