@@ -168,7 +168,7 @@ def non_embedding_parameters(encoder):
 def engine_plan(net, texts):
     """Token counts of the net's training step on ``texts`` (its own plan of mini-batches,
     at its ``max_length`` and ``mini_batch_size``): real, padded, and those run twice."""
-    batches, _, keep = net.mini_batches(texts)
+    batches, _, keep, _ = net.mini_batches(texts)
     real = [int(mask.sum()) for _, mask in batches]
     return dict(real_tokens=sum(real), padded_tokens=sum(ids.numel() for ids, _ in batches),
                 mini_batches=len(batches), kept_graphs=keep,
@@ -263,11 +263,14 @@ class Peer:
 
 
 def fitted_embedder(model_path, documents, max_length, mini_batch_size, device):
-    """The estimator, untuned (``max_epochs=0``): its ``transform`` is what is timed."""
+    """The estimator, untuned (``max_epochs=0``): its ``transform`` is what is timed,
+    truncating at ``max_length`` as sentence-transformers' ``encode`` does
+    (``max_windows=1``; whole documents are ``bench_windows.py``'s subject)."""
     from sklearn_shufdiv import ShuffleDivideEmbedder
 
     return ShuffleDivideEmbedder(
-        model_path, max_length=max_length, mini_batch_size=mini_batch_size, max_epochs=0,
+        model_path, max_length=max_length, max_windows=1, mini_batch_size=mini_batch_size,
+        max_epochs=0,
         device=device, verbose=0, random_state=0,
     ).fit(documents[:4])
 

