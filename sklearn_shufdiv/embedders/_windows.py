@@ -92,7 +92,8 @@ def cut_windows(tokenizer, texts, max_length, *, max_windows=None, window_stride
     stride = body if window_stride is None else window_stride
     if not len(texts):
         return Windows([], np.empty(0, dtype=np.int64), 0)
-    encoded = _tokenize_whole(tokenizer, texts)
+    encoded = _tokenize_whole(tokenizer, texts,
+                              None if max_windows is None else max_windows * body)
     token_ids, owners = [], []
     for document, ids in enumerate(encoded):
         for start, stop in _spans(len(ids), body, stride, max_windows):
@@ -138,12 +139,16 @@ def special_tokens(tokenizer):
                      "whole between them.")
 
 
-def _tokenize_whole(tokenizer, texts):
-    """Token ids of each text without special tokens or truncation (``verbose=False``:
-    transformers would warn that they exceed the model's limit; windows are cut before
-    they reach the model)."""
-    return tokenizer(list(texts), add_special_tokens=False, truncation=False, verbose=False,
-                     return_attention_mask=False, return_token_type_ids=False)["input_ids"]
+def _tokenize_whole(tokenizer, texts, limit=None):
+    """Token ids of each text without special tokens: all of them, or the first ``limit``
+    (what ``max_windows`` windows can hold: tokenising the rest of a long text would be
+    wasted). ``verbose=False``: transformers would warn that a text exceeds the model's
+    limit; windows are cut before they reach the model."""
+    kwargs = {"truncation": False} if limit is None else {"truncation": True,
+                                                          "max_length": limit}
+    return tokenizer(list(texts), add_special_tokens=False, verbose=False,
+                     return_attention_mask=False, return_token_type_ids=False,
+                     **kwargs)["input_ids"]
 
 
 def pool_windows(embeddings, windows):
