@@ -144,9 +144,9 @@ def quality_corpus(name, args):
         tokens[method] = int(sum(map(len, windows.token_ids)))
         print(f"{name} {method}: {seconds[method]:.0f} s", flush=True)
         if method == "windows-128":
+            counts = np.bincount(windows.owners, minlength=len(docs))
             for cap in map(int, args.caps.split(",")):
                 capped = f"windows-128-max{cap}"
-                counts = np.bincount(windows.owners, minlength=len(docs))
                 longer = np.flatnonzero(counts > cap)
                 space = spaces[method].copy()
                 embedder.set_params(max_windows=cap)

@@ -134,7 +134,8 @@ def _settings():
 
 
 def _args(**given):
-    return Namespace(**{"device": "auto", "max_length": None, "batch_size": None,
+    return Namespace(**{"device": "auto", "max_length": None, "max_windows": 16,
+                        "batch_size": None,
                         "max_epochs": None, **given})
 
 

@@ -98,20 +98,14 @@ def choose_settings(args, tokenizer, encoder):
     chosen = tuple(f"--{name.replace('_', '-')} {defaults[name]}"
                    for name, value in given.items() if value is None)
     values = {name: defaults[name] if value is None else value for name, value in given.items()}
-    return Settings(device, from_device=chosen,
-                    max_windows=getattr(args, "max_windows", DEFAULT_MAX_WINDOWS), **values)
+    return Settings(device, from_device=chosen, max_windows=args.max_windows, **values)
 
 
 def _token_lengths(tokenizer, texts, cap, seed):
     """Token counts of a sample of ``texts``, at most ``cap`` (None: whole)."""
     rng = np.random.default_rng(seed)
     sample = [texts[i] for i in rng.permutation(len(texts))[:LENGTH_SAMPLE]]
-    if cap is None:
-        ids = tokenizer(sample, verbose=False, return_attention_mask=False,
-                        return_token_type_ids=False)["input_ids"]
-    else:
-        ids = tokenize(tokenizer, sample, cap)
-    return np.array([len(row) for row in ids], dtype=float)
+    return np.array([len(ids) for ids in tokenize(tokenizer, sample, cap)], dtype=float)
 
 
 def seconds_per_token(tokenizer, encoder, texts, settings, seed):
@@ -148,7 +142,8 @@ def estimate(tokenizer, texts, settings, per_token, *, method, select, sample_si
     """Estimate a run's length from ``per_token``, the encoder's inference seconds per
     token; ``select``: whether each epoch (and the untuned encoder) is scored, on at
     most ``sample_size`` documents."""
-    # A document is read up to max_windows windows (each with its special tokens).
+    # A document is read up to max_windows windows (each with its special tokens); the
+    # lengths go up to 2 windows at least, for the halves of documents below.
     windows = settings.max_windows
     lengths = _token_lengths(tokenizer, texts, None if windows is None
                              else max(windows, 2) * settings.max_length, seed)

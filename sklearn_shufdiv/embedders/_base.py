@@ -307,8 +307,7 @@ class BaseContrastiveEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         documents without fitting again.
         """
         check_is_fitted(self)
-        validate_estimator_params(self)
-        window_body(self.net_.tokenizer, self.net_.max_length, self.window_stride)
+        validate_estimator_params(self)  # window_stride is checked where windows are cut
         documents = check_documents(X)
         return self._postprocess(self.net_.embed(
             documents, verbose=self.verbose, max_windows=self.max_windows,

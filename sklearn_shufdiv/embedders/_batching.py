@@ -18,10 +18,13 @@ GROUP_OVERHEAD_TOKENS = {"cpu": 64, "cuda": 8192}
 
 
 def tokenize(tokenizer, texts, max_length):
-    """Token ids of each text (with special tokens), truncated to ``max_length``."""
+    """Token ids of each text (with special tokens), truncated to ``max_length``; None
+    keeps them all (``verbose=False``: no warning that they exceed the model's limit)."""
+    limit = ({"truncation": False, "verbose": False} if max_length is None
+             else {"truncation": True, "max_length": max_length})
     return tokenizer(
-        list(texts), truncation=True, max_length=max_length, add_special_tokens=True,
-        return_attention_mask=False, return_token_type_ids=False,
+        list(texts), add_special_tokens=True, return_attention_mask=False,
+        return_token_type_ids=False, **limit,
     )["input_ids"]
 
 

@@ -87,8 +87,7 @@ def cut_windows(tokenizer, texts, max_length, *, max_windows=None, window_stride
     -------
     windows : Windows
     """
-    prefix, suffix = special_tokens(tokenizer)
-    body = window_body(tokenizer, max_length, window_stride)
+    prefix, suffix, body = _template(tokenizer, max_length, window_stride)
     stride = body if window_stride is None else window_stride
     if not len(texts):
         return Windows([], np.empty(0, dtype=np.int64), 0)
@@ -109,6 +108,12 @@ def window_body(tokenizer, max_length, window_stride=None):
     text, or when ``window_stride`` is longer than a window's text (windows would skip
     tokens).
     """
+    return _template(tokenizer, max_length, window_stride)[2]
+
+
+def _template(tokenizer, max_length, window_stride):
+    """``(prefix, suffix, body)``: the special tokens around a window's text and the text
+    tokens it holds, checked as :func:`window_body` says."""
     prefix, suffix = special_tokens(tokenizer)
     body = max_length - len(prefix) - len(suffix)
     if body < 1:
@@ -120,7 +125,7 @@ def window_body(tokenizer, max_length, window_stride=None):
             f"at max_length={max_length}, less the special tokens): the windows would skip "
             f"text. Pass window_stride={body} or less, or None for windows that do not "
             "overlap.")
-    return body
+    return prefix, suffix, body
 
 
 def special_tokens(tokenizer):
