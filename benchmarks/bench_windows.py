@@ -107,9 +107,11 @@ def load(name, args):
 
 
 def frozen(max_length, max_windows, args):
-    """The untuned encoder as the package embeds with it (fit loads it; nothing trains)."""
+    """The untuned encoder as the package embeds with it (fit loads it; nothing trains),
+    alone (``lexical_weight=0``)."""
     return ShuffleDivideEmbedder(str(get_model_path()), max_epochs=0, max_length=max_length,
-                                 max_windows=max_windows, mini_batch_size=args.mini_batch_size,
+                                 max_windows=max_windows, lexical_weight=0,
+                                 mini_batch_size=args.mini_batch_size,
                                  device="cpu", verbose=0).fit(["a first text.", "a second."])
 
 

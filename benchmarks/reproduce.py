@@ -40,6 +40,7 @@ from sklearn_shufdiv import (
     clustering_accuracy,
     datasets,
 )
+from sklearn_shufdiv.embedders import LexicalSpace, fuse
 
 LOADERS = {
     "bbc": datasets.fetch_bbc,
@@ -79,12 +80,18 @@ def parse_args(argv=None):
                              "embedded (frozen, selection, final); 'all': whole; 1: "
                              "truncation, as the results before windowed encoding "
                              "(default: the embedders' default)")
+    parser.add_argument("--lexical-weight", type=float,
+                        default=ShuffleDivideEmbedder().lexical_weight,
+                        help="the embedders' lexical_weight (tuned methods and "
+                             "frozen-lexical; the frozen row is the encoder alone); 0: as "
+                             "the results before it existed (default: the embedders' default)")
     parser.add_argument("--batch-size", type=int, default=64)
     parser.add_argument("--mini-batch-size", type=int, default=32)
     parser.add_argument("--learning-rate", type=float, default=3e-5)
     parser.add_argument("--temperature", type=float, default=None,
                         help="NT-Xent temperature (default: the estimators' default)")
-    parser.add_argument("--methods", default="tfidf,lsa,frozen,tfidf-positive,shuffle-divide")
+    parser.add_argument("--methods",
+                        default="tfidf,lsa,frozen,frozen-lexical,tfidf-positive,shuffle-divide")
     parser.add_argument("--n-init", type=int, default=10,
                         help="k-means runs per clustering, the one of best objective kept "
                              "(no labels): one run can land in a poor local optimum")
@@ -131,7 +138,7 @@ def cluster(space, k, seed, n_init):
 def embedder_params(args, k, seed):
     params = dict(model_name_or_path=args.model, max_epochs=args.max_epochs,
                   max_length=args.max_length, max_windows=args.max_windows,
-                  batch_size=args.batch_size,
+                  lexical_weight=args.lexical_weight, batch_size=args.batch_size,
                   mini_batch_size=args.mini_batch_size, learning_rate=args.learning_rate,
                   n_clusters=k, selection_sample_size=None, device=args.device,
                   random_state=seed, verbose=1)
@@ -159,10 +166,10 @@ def run_embedder(Embedder, args, docs, y, k, seed):
 
 
 SETTINGS = ("corpus", "model", "n_docs", "max_epochs", "max_length", "max_windows",
-            "batch_size", "mini_batch_size", "learning_rate", "temperature", "n_init",
-            "device")
+            "lexical_weight", "batch_size", "mini_batch_size", "learning_rate", "temperature",
+            "n_init", "device")
 #: What a setting was in results saved before it existed.
-SETTINGS_BEFORE = {"max_windows": 1}
+SETTINGS_BEFORE = {"max_windows": 1, "lexical_weight": 0}
 
 
 def previous_runs(args, stem):
@@ -215,9 +222,9 @@ def run(args, stem, device):
             if any(r["seed"] == seed for r in results[method]):
                 continue
             start = time.perf_counter()
-            if method in ("tfidf", "lsa", "frozen"):
+            if method in FIXED:
                 if method not in fixed:
-                    fixed[method] = fixed_space(method, args, docs)
+                    fixed[method] = fixed_space(method, args, docs, fixed)
                 space = fixed[method]
                 labels = cluster(space, k, seed, args.n_init)
                 row = {**scores(y, labels, space), "seconds": time.perf_counter() - start}
@@ -237,10 +244,22 @@ def run(args, stem, device):
     return docs, y, names, results, spaces
 
 
-def fixed_space(method, args, docs):
+#: The seed-independent spaces: bags of words, the untuned encoder alone and with the words.
+FIXED = ("tfidf", "lsa", "frozen", "frozen-lexical")
+
+
+def fixed_space(method, args, docs, fixed):
+    """``method``'s space of ``docs``; ``fixed`` holds those computed already."""
+    if method == "frozen-lexical":
+        # What ShuffleDivideEmbedder(max_epochs=0, lexical_weight=w, random_state=0)
+        # returns (tests/test_lexical.py), without embedding the corpus a second time.
+        if "frozen" not in fixed:
+            fixed["frozen"] = fixed_space("frozen", args, docs, fixed)
+        lexical = LexicalSpace(random_state=0).fit(docs).transform(docs)
+        return fuse(fixed["frozen"], lexical, args.lexical_weight)
     if method == "frozen":
         return ShuffleDivideEmbedder(args.model, max_epochs=0, max_length=args.max_length,
-                                     max_windows=args.max_windows,
+                                     max_windows=args.max_windows, lexical_weight=0,
                                      mini_batch_size=args.mini_batch_size, device=args.device,
                                      verbose=1).fit_transform(docs)
     tfidf = TfidfVectorizer(sublinear_tf=True, stop_words="english", min_df=2, max_df=0.5)

@@ -11,10 +11,13 @@ directory then loads:
 * with ``sentence_transformers.SentenceTransformer(path)``, when that package is
   installed.
 
-All three give the same embeddings as the fitted embedder. transformers and
-sentence-transformers (as used here) read each document's first ``max_length`` tokens,
-whereas the embedder reads documents whole by default, as windows of ``max_length``
-tokens (``max_windows``); they are compared with it truncating (``max_windows=1``).
+All three give the same embeddings as the fitted embedder's encoder. The export is the
+encoder alone: the embedder's ``transform`` also appends each document's vector in the
+corpus' LSA space (``lexical_weight``), which is not a transformer and is not exported, so
+the comparisons use ``lexical_weight=0``. transformers and sentence-transformers (as used
+here) read each document's first ``max_length`` tokens, whereas the embedder reads
+documents whole by default, as windows of ``max_length`` tokens (``max_windows``); they
+are compared with it truncating (``max_windows=1``).
 """
 
 import tempfile
@@ -30,8 +33,10 @@ from _shared import SETTINGS, load_corpus, model_name_or_path
 
 documents, _, _ = load_corpus()
 embedder = ShuffleDivideEmbedder(model_name_or_path(), random_state=0, verbose=0, **SETTINGS)
-expected = embedder.fit_transform(documents)  # L2-normalised (normalize=True)
-truncated = embedder.set_params(max_windows=1).transform(documents)  # no refit needed
+embedder.fit(documents)
+# Both read when transform is called, so no refit is needed: the encoder alone,
+expected = embedder.set_params(lexical_weight=0).transform(documents)  # L2-normalised
+truncated = embedder.set_params(max_windows=1).transform(documents)  # ... and truncating
 embedder.set_params(max_windows=ShuffleDivideEmbedder().max_windows)
 
 with tempfile.TemporaryDirectory() as tmp:
@@ -53,7 +58,7 @@ with tempfile.TemporaryDirectory() as tmp:
 
     # 2. This package: the exported directory as a model, untouched (max_epochs=0).
     reloaded = ShuffleDivideEmbedder(path, max_epochs=0, max_length=SETTINGS["max_length"],
-                                     verbose=0).fit(documents)
+                                     lexical_weight=0, verbose=0).fit(documents)
     print("model_name_or_path matches:",
           np.allclose(reloaded.transform(documents), expected, atol=1e-4))
 

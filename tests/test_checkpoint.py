@@ -19,20 +19,24 @@ PARAMS = dict(max_epochs=3, batch_size=8, mini_batch_size=6, max_length=32, rand
               verbose=0, n_clusters=4)
 
 
+@pytest.mark.parametrize("selection", ["silhouette", "untuned-silhouette"])
 def test_interrupted_fit_resumes_to_the_same_result(tiny_bert_path, corpus, tmp_path,
-                                                    interrupt_at):
+                                                    interrupt_at, selection):
+    # The untuned silhouette scores every epoch in epoch 0's space, which the
+    # checkpoint carries: resumed at epoch 2, epoch 3 is scored as without the stop.
     docs, _ = corpus
-    whole = ShuffleDivideEmbedder(tiny_bert_path, **PARAMS).fit(docs)
+    params = {**PARAMS, "selection": selection}
+    whole = ShuffleDivideEmbedder(tiny_bert_path, **params).fit(docs)
 
     restore = interrupt_at(6 * 2 + 3)  # 6 batches an epoch: stop inside epoch 3
-    embedder = ShuffleDivideEmbedder(tiny_bert_path, checkpoint_dir=tmp_path, **PARAMS)
+    embedder = ShuffleDivideEmbedder(tiny_bert_path, checkpoint_dir=tmp_path, **params)
     with pytest.warns(RuntimeWarning, match="interrupted after 2 of 3 epochs.*checkpoint_dir"):
         embedder.fit(docs)
     # The newest checkpoint, and the one before to fall back to should it be unreadable.
     assert sorted(os.listdir(tmp_path)) == ["epoch-1", "epoch-2"]
     restore()
 
-    resumed = ShuffleDivideEmbedder(tiny_bert_path, checkpoint_dir=tmp_path, **PARAMS).fit(docs)
+    resumed = ShuffleDivideEmbedder(tiny_bert_path, checkpoint_dir=tmp_path, **params).fit(docs)
     assert sorted(os.listdir(tmp_path)) == ["epoch-2", "epoch-3"]
     def without_durations(history):
         return [{k: v for k, v in row.items() if k != "duration"} for row in history]

@@ -158,7 +158,7 @@ def test_encoding_errors_on_lines(capsys, tmp_path, tiny_bert_path):
     path.write_bytes(b"first doc here\nna\xefve line\nthird doc\nfourth doc\n")
     status, out, err = run(capsys, "cluster", path, "-k", 2, "-o", tmp_path / "o.csv",
                            "--encoding-errors", "skip", "--model", tiny_bert_path,
-                           "--method", "frozen", "--max-length", "32")
+                           "--method", "frozen", "--max-length", "32", "--lexical-weight", "0")
     assert status == 0, err
     assert fields(out)["skipped"].strip() == f"1 text not valid UTF-8 (first: {path}, line 2)"
     assert "(1 text not valid UTF-8 skipped;" in err.splitlines()[0]
@@ -173,7 +173,7 @@ def test_first_line_says_how_the_input_is_read(capsys, tmp_path, tiny_bert_path)
     # Before: "read 3 documents from article.txt", with no word of the format.
     status, out, err = run(capsys, "cluster", article, "-k", 2, "-o", tmp_path / "o.csv",
                            "--model", tiny_bert_path, "--method", "frozen",
-                           "--max-length", "32")
+                           "--max-length", "32", "--lexical-weight", "0")
     assert status == 0, err
     first = err.splitlines()[0]
     assert first.startswith(f"read 3 documents from {article} as lines: one document per "

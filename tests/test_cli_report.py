@@ -135,7 +135,7 @@ def _settings():
 
 def _args(**given):
     return Namespace(**{"device": "auto", "max_length": None, "max_windows": 16,
-                        "batch_size": None,
+                        "lexical_weight": 0.5, "batch_size": None,
                         "max_epochs": None, **given})
 
 
@@ -177,13 +177,15 @@ def test_estimate_adds_up(_settings):
 
 def test_default_settings_on_the_command_line(capsys, tmp_path, tiny_bert_path):
     docs = tmp_path / "docs.txt"
-    docs.write_text("one doc here\ntwo docs there\nthree docs\n", encoding="utf-8")
+    # Four documents, each word in two of them: the smallest corpus with a lexical space.
+    docs.write_text("red apple here\nred apple there\ngreen pear\ngreen pear too\n",
+                    encoding="utf-8")
     status, out, err = run(capsys, "cluster", docs, "-k", 2, "-o", tmp_path / "o.csv",
                            "--model", tiny_bert_path, "--method", "frozen", "--device", "cpu")
     assert status == 0, err
     # The tiny BERT's limit (64) is below the CPU's 128 tokens; frozen: nothing trains.
-    assert ("settings:     cpu, 64 tokens, 16 windows a document, no training (the cpu "
-            "defaults: --max-length 64)") in out
+    assert ("settings:     cpu, 64 tokens, 16 windows a document, words weighted 0.5, no "
+            "training (the cpu defaults: --max-length 64)") in out
     assert "estimated time: about " in err and "(embedding)" in err
 
 

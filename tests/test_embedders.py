@@ -57,7 +57,9 @@ def test_fit_transform(Embedder, tiny_bert_path, corpus):
     params = embedder.get_params()
     embeddings = embedder.fit_transform(docs)
     assert embedder.get_params() == params  # fit does not touch the parameters
-    assert embeddings.shape == (len(docs), 32) and embeddings.dtype == np.float32
+    # The encoder's 32 dimensions, then the corpus' LSA space (lexical_weight=0.5).
+    n_lexical = embedder.lexical_.n_components_
+    assert embeddings.shape == (len(docs), 32 + n_lexical) and embeddings.dtype == np.float32
     np.testing.assert_allclose(np.linalg.norm(embeddings, axis=1), 1, rtol=1e-5)
     assert [row["epoch"] for row in embedder.history_] == [0, 1, 2]
     assert embedder.best_epoch_ == 2
@@ -129,7 +131,8 @@ def test_feature_names_and_pandas_output(fitted, corpus):
     pytest.importorskip("pandas")
     docs, _ = corpus
     names = fitted.get_feature_names_out()
-    assert names[0] == "shuffledivideembedder0" and len(names) == 32
+    assert names[0] == "shuffledivideembedder0"
+    assert len(names) == 32 + fitted.lexical_.n_components_ == fitted.transform(docs[:1]).shape[1]
     frame = clone(fitted).set_output(transform="pandas")
     frame = pickle.loads(pickle.dumps(fitted)).set_output(transform="pandas").transform(docs)
     assert list(frame.columns) == list(names) and len(frame) == len(docs)
@@ -150,7 +153,7 @@ def test_max_epochs_zero_is_the_frozen_encoder(tiny_bert_path, corpus):
 
     docs, _ = corpus
     frozen = ShuffleDivideEmbedder(tiny_bert_path, **{**SMALL, "max_epochs": 0,
-                                                      "normalize": False})
+                                                      "normalize": False, "lexical_weight": 0})
     embeddings = frozen.fit_transform(["short."] * 3)  # nothing to train on is fine
     tokenizer, encoder = load_encoder(tiny_bert_path)
     expected = encode(encoder, tokenizer, ["short."] * 3, max_length=32, batch_size=2,
@@ -168,22 +171,24 @@ def test_selection_by_silhouette(tiny_bert_path, corpus):
     assert embedder.best_epoch_ == int(np.argmax(scores))
     assert embedder.selection_labels_.shape == (4, len(docs))
     assert embedder.selection_indices_.tolist() == list(range(len(docs)))
-    # The kept weights are the best epoch's: re-scoring them gives the recorded value.
-    embeddings = embedder.net_.embed(docs)
+    # The kept weights are the best epoch's: re-scoring them, in the space transform
+    # returns (the encoder and the words), gives the recorded value.
+    embeddings = embedder.transform(docs)
     rescored = SilhouetteCriterion().score(Candidate(0, embeddings, cluster(embeddings, 4, 0)),
                                            None)
     assert rescored == pytest.approx(max(scores), abs=1e-5)
 
 
-@pytest.mark.parametrize("normalize", [True, False])
+@pytest.mark.parametrize("normalize, lexical_weight", [(True, 0), (False, 0), (False, 0.5)])
 @pytest.mark.parametrize("sample_size, reused", [(None, True), (30, False)])
 def test_fit_transform_reuses_the_selection_embeddings(tiny_bert_path, corpus, monkeypatch,
-                                                       normalize, sample_size, reused):
+                                                       normalize, lexical_weight, sample_size,
+                                                       reused):
     """When the selection embedded the whole corpus, fit_transform does not embed it again,
     and returns what fit(X).transform(X) would."""
     docs, _ = corpus
     params = {**SMALL, "n_clusters": 4, "selection_sample_size": sample_size,
-              "normalize": normalize}
+              "normalize": normalize, "lexical_weight": lexical_weight}
     calls = []
     embed = _training.ContrastiveNet.embed
 
@@ -200,7 +205,8 @@ def test_fit_transform_reuses_the_selection_embeddings(tiny_bert_path, corpus, m
     refit = ShuffleDivideEmbedder(tiny_bert_path, **params).fit(docs)
     np.testing.assert_allclose(embeddings, refit.transform(docs), rtol=1e-6, atol=1e-7)
     norms = np.linalg.norm(embeddings, axis=1)
-    assert np.allclose(norms, 1, rtol=1e-5) == normalize
+    # Fused with the words, the rows are two weighted unit vectors whatever normalize says.
+    assert np.allclose(norms, 1, rtol=1e-5) == (normalize or lexical_weight > 0)
 
 
 def test_selection_clusters_with_restarts(tiny_bert_path, corpus, monkeypatch):
@@ -234,7 +240,7 @@ def test_roberta_encoder(tiny_roberta_path, corpus, tmp_path):
     from transformers import AutoModel, AutoTokenizer
 
     docs, _ = corpus
-    embedder = ShuffleDivideEmbedder(tiny_roberta_path, **SMALL)
+    embedder = ShuffleDivideEmbedder(tiny_roberta_path, lexical_weight=0, **SMALL)
     windowed = embedder.fit_transform(docs)
     assert windowed.shape == (len(docs), 32) and np.isfinite(windowed).all()
     embeddings = embedder.set_params(max_windows=1).transform(docs)  # truncation
@@ -250,7 +256,8 @@ def test_roberta_encoder(tiny_roberta_path, corpus, tmp_path):
     pooled /= np.linalg.norm(pooled, axis=1, keepdims=True)
     np.testing.assert_allclose(embeddings, pooled, atol=2e-5)
     # And training moved it: the untuned encoder embeds differently.
-    untuned = ShuffleDivideEmbedder(tiny_roberta_path, **{**SMALL, "max_epochs": 0})
+    untuned = ShuffleDivideEmbedder(tiny_roberta_path, lexical_weight=0,
+                                    **{**SMALL, "max_epochs": 0, "max_windows": 1})
     assert np.abs(untuned.fit_transform(docs) - embeddings).max() > 1e-3
     losses = [row["train_loss"] for row in embedder.history_[1:]]
     assert losses[-1] < losses[0]
@@ -346,7 +353,7 @@ def test_shared_parameters_are_documented_once_for_both():
         assert list(documented) == list(inspect.signature(cls).parameters)
         docs[cls] = documented
     shared = set(docs[ShuffleDivideEmbedder]) & set(docs[TfidfPositiveEmbedder])
-    assert len(shared) == 20
+    assert len(shared) == 22
     for name in shared:
         assert docs[ShuffleDivideEmbedder][name] == docs[TfidfPositiveEmbedder][name], name
 

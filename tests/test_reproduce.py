@@ -122,6 +122,6 @@ def test_reproduce_refuses_to_overwrite_or_mix_settings(reproduce, bbc_home, tin
 
 def test_reproduce_lsa_on_a_small_corpus(reproduce):
     docs, _ = make_corpus(n_per_topic=3)
-    space = reproduce.fixed_space("lsa", None, docs)
+    space = reproduce.fixed_space("lsa", None, docs, {})
     assert space.shape[0] == len(docs) and space.shape[1] < 100
     np.testing.assert_allclose(np.linalg.norm(space, axis=1), 1, rtol=1e-6)

@@ -81,8 +81,9 @@ def test_a_criterion_sees_each_candidate_and_its_scores_go_to_history(tiny_bert_
     used = fitted_criterion(embedder)
     assert used.prepared == 1
     runs = (DEFAULT_N_INIT, 40)  # the estimator's default ("auto") restarts
-    assert used.seen == [(0, [], 40, (40, 32), runs), (1, [0], 40, (40, 32), runs),
-                         (2, [0, 1], 40, (40, 32), runs)]
+    dim = 32 + embedder.lexical_.n_components_  # transform's space: the encoder, the words
+    assert used.seen == [(0, [], 40, (40, dim), runs), (1, [0], 40, (40, dim), runs),
+                         (2, [0, 1], 40, (40, dim), runs)]
     assert [row["recorded"] for row in embedder.history_] == [0.1, 0.9, 0.5]
     assert [row["selection_score"] for row in embedder.history_] == [0.1, 0.9, 0.5]
     assert embedder.net_.history[:, "recorded"] == [0.9, 0.5]
@@ -140,3 +141,48 @@ def test_a_choice_whose_weights_were_not_kept_is_an_error(tiny_bert_path, corpus
 def test_bad_selection(tiny_bert_path, corpus):
     with pytest.raises(ValueError, match="'selection' parameter"):
         ShuffleDivideEmbedder(tiny_bert_path, selection="stability", **SMALL).fit(corpus[0])
+
+
+def test_the_untuned_silhouette_scores_each_clustering_in_epoch_0s_space(points):
+    from sklearn.metrics import silhouette_score
+
+    from sklearn_shufdiv.embedders import SelectionContext, UntunedSilhouetteCriterion
+
+    rng = np.random.default_rng(2)
+    tuned = points + rng.normal(scale=2.0, size=points.shape)  # another space
+    context = SelectionContext([], np.arange(len(points)), 3, 0, untuned=points)
+    criterion = UntunedSilhouetteCriterion()
+    for space in (points, tuned):
+        candidate = Candidate(1, space, cluster(space, 3))
+        unit = points / np.linalg.norm(points, axis=1, keepdims=True)
+        assert criterion.score(candidate, context) == pytest.approx(
+            silhouette_score(unit, candidate.labels, metric="cosine"), abs=1e-9)
+    # One cluster: undefined, the worst score.
+    candidate = Candidate(1, points, cluster(points, 3))
+    candidate.clustering.labels = np.zeros(len(points), dtype=int)
+    assert criterion.score(candidate, context) == -1
+
+
+@pytest.mark.parametrize("lexical_weight", [0.5, 0])
+def test_the_untuned_silhouette_in_a_fit(tiny_bert_path, corpus, lexical_weight):
+    """Every epoch's labels (found in transform's space, with the words by default) scored
+    in the untuned encoder's space, without the words."""
+    docs, _ = corpus
+    embedder = ShuffleDivideEmbedder(tiny_bert_path, selection="untuned-silhouette",
+                                     selection_sample_size=40, lexical_weight=lexical_weight,
+                                     **SMALL).fit(docs)
+    sample = [docs[i] for i in embedder.selection_indices_]
+    untuned = ShuffleDivideEmbedder(tiny_bert_path, lexical_weight=0,
+                                    **{**SMALL, "max_epochs": 0}).fit(docs)
+    space = untuned.transform(sample)
+    if lexical_weight:  # the labels are the fused space's, not the scored space's
+        fused = ShuffleDivideEmbedder(tiny_bert_path, **{**SMALL, "max_epochs": 0}).fit(docs)
+        np.testing.assert_array_equal(embedder.selection_labels_[0],
+                                      cluster(fused.transform(sample), 4, 0).labels)
+    scores = [row["untuned_silhouette"] for row in embedder.history_]
+    expected = [cosine_silhouette(space, labels) for labels in embedder.selection_labels_]
+    np.testing.assert_allclose(scores, expected, atol=1e-6)
+    assert [row["selection_score"] for row in embedder.history_] == scores
+    assert embedder.best_epoch_ == int(np.argmax(scores))
+    # Released after the fit: the space is not pickled with the embedder.
+    assert dict(embedder.net_.callbacks_)["selection"].context.untuned is None

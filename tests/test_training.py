@@ -158,7 +158,8 @@ def test_batch_size_2_with_an_odd_number_of_documents_trains(tiny_bert_path, cor
     batch of one pair ("Need an even number of at least 4 views")."""
     docs, _ = corpus
     embedder = ShuffleDivideEmbedder(tiny_bert_path, **{**SMALL, "batch_size": 2,
-                                                        "max_epochs": 1}).fit(docs[:5])
+                                                        "max_epochs": 1, "lexical_weight": 0}
+                                     ).fit(docs[:5])
     assert embedder.net_.history[-1, "train_batch_count"] == 2
     batches = EpochBatches(embedder._make_positives().fit(docs[:5]), 2, 0)
     batches.set_epoch(1)

@@ -111,8 +111,10 @@ def test_pooling_passes_gradients_to_every_window():
 
 
 # -- the estimators read whole documents ------------------------------------------------
+# The encoder's embeddings alone (lexical_weight=0): these tests compare them with direct
+# computations of the windows' hidden states.
 FROZEN = dict(max_epochs=0, max_length=16, mini_batch_size=4, verbose=0, random_state=0,
-              normalize=False)
+              normalize=False, lexical_weight=0)
 
 
 def _direct(transformer, token_ids):

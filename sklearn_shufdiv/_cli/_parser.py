@@ -9,6 +9,8 @@ METHODS = ("shuffle-divide", "tfidf", "frozen")
 #: The embedders' default ``max_windows`` (kept equal by a test; importing the embedders
 #: here would import torch).
 DEFAULT_MAX_WINDOWS = 16
+#: The embedders' default ``lexical_weight`` (kept equal by a test, likewise).
+DEFAULT_LEXICAL_WEIGHT = 0.5
 CORPORA = ("bbc", "bbcsport", "20news", "reuters")
 
 _DESCRIPTION = """\
@@ -67,6 +69,17 @@ def _windows(text):
 _windows.__name__ = 'integer >= 1 or "all"'
 
 
+def _weight(text):
+    """``--lexical-weight``: a number in [0, 1)."""
+    value = float(text)
+    if not 0 <= value < 1:
+        raise ValueError(text)
+    return value
+
+
+_weight.__name__ = "number in [0, 1)"
+
+
 def _add_model_options(parser):
     """Options shared by the commands; None defaults are chosen by the device."""
     group = parser.add_argument_group("encoder and training")
@@ -90,6 +103,12 @@ def _add_model_options(parser):
                             "embedded, or 'all' for every document whole (default: "
                             f"{DEFAULT_MAX_WINDOWS}; 1 cuts each document at --max-length); "
                             "the embedding time grows with it")
+    group.add_argument("--lexical-weight", type=_weight, default=DEFAULT_LEXICAL_WEIGHT,
+                       metavar="W",
+                       help="share of the words in the embedding: the encoder's space is "
+                            "joined with the corpus' LSA space, cosines weighted 1-W and W "
+                            f"(default: {DEFAULT_LEXICAL_WEIGHT}; 0: the encoder alone); "
+                            "a corpus needs words shared by 2 documents to half of them")
     group.add_argument("--seed", type=int, default=0,
                        help="random seed of training and k-means (default: 0)")
     group.add_argument("--checkpoint-dir", metavar="DIR",

@@ -155,6 +155,7 @@ def make_embedder(args, settings, method, n_clusters, *, select=True):
     embedder : ShuffleDivideEmbedder or TfidfPositiveEmbedder
     """
     params = {"max_length": settings.max_length, "max_windows": settings.max_windows,
+              "lexical_weight": settings.lexical_weight,
               "device": settings.device,
               "batch_size": settings.batch_size, "random_state": args.seed,
               "verbose": 0 if args.quiet else 1}

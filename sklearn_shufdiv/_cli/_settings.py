@@ -18,7 +18,7 @@ from ..embedders._batching import tokenize
 from ..embedders._encoder import encode
 from ..embedders._loading import model_max_length
 from . import CLIError
-from ._parser import DEFAULT_MAX_WINDOWS
+from ._parser import DEFAULT_LEXICAL_WEIGHT, DEFAULT_MAX_WINDOWS
 
 #: Settings for a CPU: those of the README's CPU results (benchmarks/README.md).
 CPU_SETTINGS = {"max_length": 128, "batch_size": 64, "max_epochs": 1}
@@ -46,11 +46,14 @@ class Settings:
     max_epochs: int
     from_device: tuple = ()
     max_windows: object = DEFAULT_MAX_WINDOWS
+    lexical_weight: float = DEFAULT_LEXICAL_WEIGHT
 
     def describe(self, training=True):
         """In words; without ``training`` (the frozen method), the length alone."""
         read = ("whole documents" if self.max_windows is None else
                 f"{self.max_windows} window{'s' if self.max_windows != 1 else ''} a document")
+        if self.lexical_weight > 0:
+            read += f", words weighted {self.lexical_weight:g}"
         if training:
             epochs = f"{self.max_epochs} epoch{'s' if self.max_epochs != 1 else ''}"
             text = (f"{self.device}, {self.max_length} tokens, {read}, batch "
@@ -98,7 +101,8 @@ def choose_settings(args, tokenizer, encoder):
     chosen = tuple(f"--{name.replace('_', '-')} {defaults[name]}"
                    for name, value in given.items() if value is None)
     values = {name: defaults[name] if value is None else value for name, value in given.items()}
-    return Settings(device, from_device=chosen, max_windows=args.max_windows, **values)
+    return Settings(device, from_device=chosen, max_windows=args.max_windows,
+                    lexical_weight=args.lexical_weight, **values)
 
 
 def _token_lengths(tokenizer, texts, cap, seed):

