@@ -1,13 +1,16 @@
 """Reproduce the paper's comparison on one corpus, with baselines, over several seeds.
 
-Methods: TF-IDF + spherical k-means, LSA + spherical k-means, the frozen encoder +
-spherical k-means, and the two fine-tuned embedders (TF-IDF positives, Shuffle & Divide)
-+ spherical k-means, with the epoch chosen by the cosine silhouette (no labels). Labels
-are used only to report ACC and AMI, never inside a method.
+Methods: TF-IDF + spherical k-means, LSA + spherical k-means, the frozen encoder alone
+(``frozen``) and joined with the corpus' LSA space (``frozen-lexical``, the embedders'
+``lexical_weight``) + spherical k-means, and the two fine-tuned embedders (TF-IDF
+positives, Shuffle & Divide, with ``--lexical-weight``) + spherical k-means, with the
+epoch chosen by the embedders' ``--selection`` criterion (no labels). Labels are used only
+to report ACC and AMI, never inside a method.
 
 Writes to ``--out``: ``<corpus>.json`` (every run), ``<corpus>.md`` (table: mean and std
-over seeds), ``<corpus>_epochs.png`` (silhouette and ACC per epoch: does the silhouette pick
-a good epoch?) and ``<corpus>_tsne.png`` (embeddings before and after fine-tuning).
+over seeds), ``<corpus>_epochs.png`` (the selection score and ACC per epoch: does the
+criterion pick a good epoch?) and ``<corpus>_tsne.png`` (embeddings before and after
+fine-tuning).
 
 Examples::
 
@@ -85,6 +88,9 @@ def parse_args(argv=None):
                         help="the embedders' lexical_weight (tuned methods and "
                              "frozen-lexical; the frozen row is the encoder alone); 0: as "
                              "the results before it existed (default: the embedders' default)")
+    parser.add_argument("--selection", default=ShuffleDivideEmbedder().selection,
+                        help="the embedders' epoch selection criterion (default: theirs); "
+                             "results before it existed used 'silhouette'")
     parser.add_argument("--batch-size", type=int, default=64)
     parser.add_argument("--mini-batch-size", type=int, default=32)
     parser.add_argument("--learning-rate", type=float, default=3e-5)
@@ -138,7 +144,8 @@ def cluster(space, k, seed, n_init):
 def embedder_params(args, k, seed):
     params = dict(model_name_or_path=args.model, max_epochs=args.max_epochs,
                   max_length=args.max_length, max_windows=args.max_windows,
-                  lexical_weight=args.lexical_weight, batch_size=args.batch_size,
+                  lexical_weight=args.lexical_weight, selection=args.selection,
+                  batch_size=args.batch_size,
                   mini_batch_size=args.mini_batch_size, learning_rate=args.learning_rate,
                   n_clusters=k, selection_sample_size=None, device=args.device,
                   random_state=seed, verbose=1)
@@ -155,7 +162,8 @@ def run_embedder(Embedder, args, docs, y, k, seed):
     row = scores(y, labels, space)
     sample_y = y[embedder.selection_indices_]
     row["epochs"] = [
-        {"epoch": h["epoch"], "train_loss": h["train_loss"], "silhouette": h["silhouette"],
+        {"epoch": h["epoch"], "train_loss": h["train_loss"],
+         "selection_score": h["selection_score"],
          "acc": float(clustering_accuracy(sample_y, epoch_labels)),
          "ami": float(adjusted_mutual_info_score(sample_y, epoch_labels))}
         for h, epoch_labels in zip(embedder.history_, embedder.selection_labels_)
@@ -166,10 +174,10 @@ def run_embedder(Embedder, args, docs, y, k, seed):
 
 
 SETTINGS = ("corpus", "model", "n_docs", "max_epochs", "max_length", "max_windows",
-            "lexical_weight", "batch_size", "mini_batch_size", "learning_rate", "temperature",
-            "n_init", "device")
+            "lexical_weight", "selection", "batch_size", "mini_batch_size", "learning_rate",
+            "temperature", "n_init", "device")
 #: What a setting was in results saved before it existed.
-SETTINGS_BEFORE = {"max_windows": 1, "lexical_weight": 0}
+SETTINGS_BEFORE = {"max_windows": 1, "lexical_weight": 0, "selection": "silhouette"}
 
 
 def previous_runs(args, stem):
@@ -302,19 +310,20 @@ def plot(args, y, names, results, spaces, stem):
     if tuned:
         fig, axes = plt.subplots(1, len(tuned), figsize=(5 * len(tuned), 3.6), squeeze=False)
         for ax, method in zip(axes[0], tuned):
-            # Each on its own scale: the silhouette moves by hundredths, ACC by thousandths.
+            # Each on its own scale: the score moves by hundredths, ACC by thousandths.
+            # (Results saved before the criterion was a setting hold the silhouette.)
             right = ax.twinx()
             for row in results[method]:
                 epochs = [e["epoch"] for e in row["epochs"]]
-                ax.plot(epochs, [e["silhouette"] for e in row["epochs"]], "o-", color="C0",
-                        alpha=0.6)
+                ax.plot(epochs, [e.get("selection_score", e.get("silhouette"))
+                                 for e in row["epochs"]], "o-", color="C0", alpha=0.6)
                 right.plot(epochs, [e["acc"] for e in row["epochs"]], "s--", color="C1",
                            alpha=0.6)
                 ax.axvline(row["best_epoch"], color="grey", lw=0.8, alpha=0.5)
             ax.set_xticks(range(args.max_epochs + 1))
             ax.set(title=f"{args.corpus}: {method} ({len(results[method])} seeds; grey: "
                          "chosen epoch)", xlabel="epoch (0 = untuned)")
-            ax.set_ylabel("cosine silhouette (o)", color="C0")
+            ax.set_ylabel(f"{args.selection} (o)", color="C0")
             right.set_ylabel("ACC (s)", color="C1")
         fig.tight_layout()
         fig.savefig(f"{stem}_epochs.png", dpi=110)

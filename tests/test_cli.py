@@ -265,4 +265,4 @@ def test_demo_with_a_fake_bbc(tmp_path, capsys, monkeypatch, corpus, tiny_bert_p
     for name, (acc, ami, silhouette) in rows.items():
         assert float(acc) >= bounds[name][0] and float(ami) >= bounds[name][1], rows
         assert float(silhouette) >= 0.2, rows
-    assert "chosen epoch:" in out and "of 1 (by silhouette" in out
+    assert "chosen epoch:" in out and "of 1 (by untuned silhouette; 0 = untuned)" in out

@@ -89,16 +89,22 @@ def test_per_epoch_table_and_one_silhouette(described):
     assert [row["epoch"] for row in history] == [0, 1]
     assert history[0]["train_loss"] is None and history[1]["train_loss"] > 0
     kept = next(row for row in history if row["epoch"] == report["epoch"])
-    # The summary's silhouette is the very one the epoch was chosen on: the epoch line's,
-    # the table's and the report's agree to the last digit.
-    epoch_line = re.search(r"epoch 1: loss [\d.]+, silhouette ([-\d.]+)", err).group(1)
-    summary = re.search(r"^silhouette:\s+([-\d.]+) \(cosine\)", out, re.M).group(1)
-    assert float(epoch_line) == pytest.approx(history[1]["silhouette"], abs=5e-5)
-    assert report["silhouette"] == kept["silhouette"]
-    assert summary == f"{kept['silhouette']:.4f}"
-    table = out[out.index("epochs (the kept one has the best silhouette):"):]
+    # The epoch is chosen by the embedders' default criterion, named in the report, the
+    # epoch line, the table and the epoch's description; their scores agree.
+    assert report["epoch_selected_by"] == "untuned silhouette"
+    epoch_line = re.search(r"epoch 1: loss [\d.]+, untuned_silhouette ([-\d.]+)", err).group(1)
+    assert float(epoch_line) == pytest.approx(history[1]["selection_score"], abs=5e-5)
+    assert "of 1 (by untuned silhouette; 0 = untuned)" in out
+    table = out[out.index("epochs (the kept one has the best untuned silhouette):"):]
+    assert re.search(r"^\s+epoch\s+loss\s+untuned silhouette$", table, re.M)
     assert re.search(r"^\s+0\s+-\s+[-\d.]+", table, re.M)
-    assert re.search(rf"^\s+{report['epoch']}\s+\S+\s+{summary}  <- kept$", table, re.M)
+    assert re.search(rf"^\s+{report['epoch']}\s+\S+\s+{kept['selection_score']:.4f}  <- kept$",
+                     table, re.M)
+    assert max(row["selection_score"] for row in history) == kept["selection_score"]
+    # One silhouette of the result: the clustering's, in the space the documents were
+    # embedded in (the summary's and the report's agree).
+    summary = re.search(r"^silhouette:\s+([-\d.]+) \(cosine\)", out, re.M).group(1)
+    assert summary == f"{report['silhouette']:.4f}"
 
 
 def test_plot_is_written(described):

@@ -49,11 +49,15 @@ def deterministic_bert(tiny_bert_path, tmp_path_factory):
     return str(path)
 
 
+@pytest.mark.parametrize("cluster_negatives", [None, "positive"])
 def test_two_processes_equal_one_process_on_the_global_batch(deterministic_bert, corpus,
-                                                              tmp_path):
+                                                              tmp_path, cluster_negatives):
+    # With cluster-aware negatives, the pseudo-labels of the views are gathered across
+    # processes with them.
+    params = {**PARAMS, "cluster_negatives": cluster_negatives}
     docs = corpus[0][:24]  # 3 batches an epoch, 4 pairs each for each process
     (tmp_path / "docs.json").write_text(json.dumps(docs))
-    (tmp_path / "params.json").write_text(json.dumps(PARAMS))
+    (tmp_path / "params.json").write_text(json.dumps(params))
     (tmp_path / "train.py").write_text(SCRIPT)
     out = tmp_path / "distributed.pt"
     command = [sys.executable, "-m", "torch.distributed.run", "--standalone",
@@ -67,11 +71,12 @@ def test_two_processes_equal_one_process_on_the_global_batch(deterministic_bert,
     assert sorted(os.listdir(tmp_path / "checkpoints")) == ["epoch-1", "epoch-2"]
 
     single = ShuffleDivideEmbedder(deterministic_bert, checkpoint_dir=tmp_path / "single",
-                                   **PARAMS).fit(docs)
+                                   **params).fit(docs)
     assert len(distributed["history"]) == len(single.history_) == 3
     for theirs, ours in zip(distributed["history"], single.history_):
         assert theirs["epoch"] == ours["epoch"]
-        assert theirs["silhouette"] == pytest.approx(ours["silhouette"], rel=1e-5, abs=1e-6)
+        assert theirs["selection_score"] == pytest.approx(ours["selection_score"], rel=1e-5,
+                                                          abs=1e-6)
         if ours["epoch"] > 0:  # epoch 0 is the untuned encoder: no loss
             assert theirs["train_loss"] == pytest.approx(ours["train_loss"], rel=1e-5)
     assert distributed["best_epoch"] == single.best_epoch_

@@ -165,7 +165,8 @@ def test_max_epochs_zero_is_the_frozen_encoder(tiny_bert_path, corpus):
 def test_selection_by_silhouette(tiny_bert_path, corpus):
     docs, _ = corpus
     embedder = ShuffleDivideEmbedder(
-        tiny_bert_path, **{**SMALL, "max_epochs": 3, "n_clusters": 4}).fit(docs)
+        tiny_bert_path, selection="silhouette",
+        **{**SMALL, "max_epochs": 3, "n_clusters": 4}).fit(docs)
     scores = [row["silhouette"] for row in embedder.history_]
     assert len(scores) == 4 and all(-1 <= s <= 1 for s in scores)
     assert embedder.best_epoch_ == int(np.argmax(scores))
@@ -353,7 +354,7 @@ def test_shared_parameters_are_documented_once_for_both():
         assert list(documented) == list(inspect.signature(cls).parameters)
         docs[cls] = documented
     shared = set(docs[ShuffleDivideEmbedder]) & set(docs[TfidfPositiveEmbedder])
-    assert len(shared) == 22
+    assert len(shared) == 23
     for name in shared:
         assert docs[ShuffleDivideEmbedder][name] == docs[TfidfPositiveEmbedder][name], name
 

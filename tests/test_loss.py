@@ -81,3 +81,52 @@ def test_module_and_gradient():
 def test_too_few_or_odd_views(n_views):
     with pytest.raises(ValueError, match="even number of at least 4"):
         nt_xent_loss(torch.randn(n_views, 3))
+
+
+def reference_grouped(views, temperature, keys, groups, same_group):
+    """Cluster-aware NT-Xent written out view by view: the views of the anchor's group
+    (not -1) are left out of the denominator ("exclude") or are positives ("positive",
+    the mean of -log softmax over the anchor's positives)."""
+    n_views = len(views)
+    half = n_views // 2
+    z = torch.nn.functional.normalize(views.double(), dim=1)
+    sim = [[float(z[i] @ z[j]) / temperature for j in range(n_views)] for i in range(n_views)]
+    total = 0.0
+    for i in range(n_views):
+        partner = (i + half) % n_views
+        duplicate = {j for j in range(n_views)
+                     if j != partner and keys[j] in (keys[i], keys[partner])}
+        grouped = {j for j in range(n_views) if groups[i] >= 0 and groups[j] == groups[i]
+                   and j not in (i, partner) and j not in duplicate}
+        others = [j for j in range(n_views) if j != i and j not in duplicate
+                  and (same_group == "positive" or j not in grouped)]
+        log_denominator = math.log(sum(math.exp(sim[i][j]) for j in others))
+        positives = [partner] + (sorted(grouped) if same_group == "positive" else [])
+        total += sum(log_denominator - sim[i][p] for p in positives) / len(positives)
+    return total / n_views
+
+
+@pytest.mark.parametrize("same_group", ["exclude", "positive"])
+def test_grouped_views_match_the_reference(same_group):
+    # 4 pairs; a duplicate text (key 0 twice), two pseudo-clusters and an unknown (-1).
+    e = torch.randn(8, 5, generator=torch.Generator().manual_seed(3))
+    views = e.clone()
+    views[5] = e[0]  # view 5 is a copy of view 0's text
+    keys = [0, 1, 2, 3, 4, 0, 6, 7]
+    groups = [0, 0, 1, -1, 0, 0, 1, 1]
+    got = float(nt_xent_loss(views, 0.2, torch.tensor(keys), torch.tensor(groups),
+                             same_group))
+    assert got == pytest.approx(reference_grouped(views, 0.2, keys, groups, same_group),
+                                rel=1e-5)
+    # The groups change the loss; with every group -1 (none) they change nothing.
+    plain = float(nt_xent_loss(views, 0.2, torch.tensor(keys)))
+    assert got != pytest.approx(plain, rel=1e-3)
+    none = torch.full((8,), -1)
+    assert float(nt_xent_loss(views, 0.2, torch.tensor(keys), none, same_group)) == \
+        pytest.approx(plain, rel=1e-6)
+
+
+def test_bad_same_group():
+    views = torch.randn(4, 3)
+    with pytest.raises(ValueError, match="same_group must be 'exclude' or 'positive'"):
+        nt_xent_loss(views, 0.5, groups=torch.zeros(4, dtype=torch.long), same_group="drop")

@@ -18,6 +18,7 @@ from ..embedders import (
     load_encoder,
 )
 from ..embedders._loading import checked_max_length, quiet_transformers
+from ..embedders._selection import CRITERIA
 from ..metrics import clustering_accuracy
 from . import CLIError, CLIInterrupted
 from ._settings import Estimate, choose_settings, estimate, estimate_lines, seconds_per_token
@@ -42,13 +43,17 @@ class Clustering:
     max_epochs : int
         The epochs trained.
     selected : bool
-        Whether ``epoch`` was chosen by silhouette (else it is the last one).
+        Whether ``epoch`` was chosen by the selection criterion (else it is the last one).
     seconds : float
         Wall time of fitting, embedding and clustering.
     embeddings : ndarray of shape (n_documents, dim)
         The documents' (unit) embeddings.
     history : list of dict
-        The embedder's ``history_``: epoch, train_loss, silhouette per epoch, 0 included.
+        The embedder's ``history_``: epoch, train_loss, selection_score per epoch, 0
+        included.
+    criterion : str or None
+        The selection criterion's name in words (e.g. "untuned silhouette"), when
+        ``selected``.
     scored_documents : int or None
         How many documents the epoch selection clustered (None: no selection).
     acc, ami : float or None
@@ -64,6 +69,7 @@ class Clustering:
     embeddings: np.ndarray = None
     history: list = field(default_factory=list)
     scored_documents: int | None = None
+    criterion: str | None = None
     acc: float | None = None
     ami: float | None = None
 
@@ -221,10 +227,17 @@ def fit_transform(args, embedder, texts):
         raise CLIError(str(exc)) from exc
 
 
+def criterion_words(embedder):
+    """The embedder's selection criterion in words: its history key, spaced."""
+    selection = embedder.selection
+    name = CRITERIA[selection].name if isinstance(selection, str) else selection.name
+    return name.replace("_", " ")
+
+
 def selection_clusters(embedder, n_documents):
     """The clusters the epoch selection found for the chosen epoch, when it clustered
     every document (else None): the summary then reports the very clustering, and
-    silhouette, that the epoch was chosen on."""
+    clustering that the epoch was chosen on."""
     indices = getattr(embedder, "selection_indices_", None)
     if indices is None or len(indices) != n_documents:
         return None
@@ -274,7 +287,8 @@ def embed_and_cluster(args, settings, texts, n_clusters, *, method, select=True,
                         int(embedder.best_epoch_), embedder.max_epochs,
                         embedder.n_clusters is not None, time.perf_counter() - start,
                         embeddings=embeddings, history=list(embedder.history_),
-                        scored_documents=None if indices is None else len(indices))
+                        scored_documents=None if indices is None else len(indices),
+                        criterion=criterion_words(embedder) if embedder.n_clusters else None)
     if labels is not None:
         labels = np.asarray(labels)
         result.acc = float(clustering_accuracy(labels, clusters))
@@ -296,5 +310,5 @@ def epoch_text(result):
     """Which epoch embedded the documents, in words."""
     if result.max_epochs == 0:
         return "0 (the untuned encoder)"
-    how = "by silhouette; 0 = untuned" if result.selected else "the last"
+    how = f"by {result.criterion}; 0 = untuned" if result.selected else "the last"
     return f"{result.epoch} of {result.max_epochs} ({how})"

@@ -69,13 +69,16 @@ def epoch_table(result):
     """The per-epoch table the epoch was chosen on (epoch 0 = the untuned encoder)."""
     if result.max_epochs == 0:
         return []
-    lines = [f"{'epoch':>7}{'loss':>10}{'silhouette':>12}"]
+    header = result.criterion or "score"
+    width = max(12, len(header) + 2)
+    lines = [f"{'epoch':>7}{'loss':>10}{header:>{width}}"]
     for row in result.history:
         loss = "-" if row["train_loss"] is None else f"{row['train_loss']:.4f}"
         mark = "  <- kept" if row["epoch"] == result.epoch else ""
-        lines.append(f"{row['epoch']:>7}{loss:>10}{score_text(row['silhouette']):>12}{mark}")
+        score = score_text(row["selection_score"])
+        lines.append(f"{row['epoch']:>7}{loss:>10}{score:>{width}}{mark}")
     if result.selected and result.scored_documents != len(result.clusters):
-        lines.append(f"(silhouettes of the epoch selection, on a sample of "
+        lines.append(f"(scores of the epoch selection, on a sample of "
                      f"{result.scored_documents} documents)")
     return lines
 
@@ -119,8 +122,8 @@ def summary_lines(corpus, result, args, settings, descriptions, paths):
     lines += [f"{option.lstrip('-') + ':':<14}{path}" for option, path in paths.items()]
     table = epoch_table(result)
     if table:
-        lines += ["", "epochs (the kept one has the best silhouette):" if result.selected
-                  else "epochs:", *table]
+        lines += ["", f"epochs (the kept one has the best {result.criterion}):"
+                  if result.selected else "epochs:", *table]
     return lines + ["", *cluster_lines(descriptions)]
 
 
@@ -139,9 +142,11 @@ def report(corpus, result, args, settings, descriptions, paths):
                      "lexical_weight": settings.lexical_weight,
                      "batch_size": settings.batch_size, "max_epochs": settings.max_epochs,
                      "seed": args.seed},
-        "epoch": result.epoch, "epoch_selected_by_silhouette": result.selected,
+        "epoch": result.epoch,
+        "epoch_selected_by": result.criterion if result.selected else None,
         "history": [{"epoch": row["epoch"], "train_loss": _number(row["train_loss"]),
-                     "silhouette": _number(row["silhouette"])} for row in result.history],
+                     "selection_score": _number(row["selection_score"])}
+                    for row in result.history],
         "n_clusters": args.n_clusters, "silhouette": _number(result.silhouette),
         "acc": _number(result.acc), "ami": _number(result.ami),
         "seconds": round(result.seconds, 3),

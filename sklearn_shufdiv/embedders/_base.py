@@ -36,6 +36,7 @@ from ._training import (
     EpochBatches,
     FitState,
     ProgressBar,
+    PseudoLabels,
     SetEpochViews,
 )
 from ._validation import check_documents
@@ -77,6 +78,7 @@ class BaseContrastiveEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         "max_view_windows": [Interval(Integral, 1, None), None],
         "lexical_weight": [Interval(Real, 0, 1, closed="left")],
         "lexical_components": [Interval(Integral, 1, None)],
+        "cluster_negatives": [Options({"exclude", "positive"}), None],
         "temperature": [Interval(Real, 0, None, closed="neither")],
         "learning_rate": [Interval(Real, 0, None, closed="neither")],
         "weight_decay": [Interval(Real, 0, None)],
@@ -151,6 +153,11 @@ class BaseContrastiveEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         max_length = checked_max_length(self.max_length, tokenizer, encoder,
                                         self.model_name_or_path)
         window_body(tokenizer, max_length, self.window_stride)  # checks window_stride
+        if self.cluster_negatives is not None and self.n_clusters is None:
+            raise ValueError(
+                f"cluster_negatives={self.cluster_negatives!r} takes its pseudo-labels from "
+                "the epoch selection's clustering, which needs n_clusters: set n_clusters, "
+                "or cluster_negatives=None.")
         fit = self._begin_fit(documents)
         if params is not None:  # every process resumes; rank 0 writes
             described = {"params": params, "documents": documents_digest(fit.documents),
@@ -213,6 +220,9 @@ class BaseContrastiveEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
     def _make_net(self, fit, tokenizer, encoder, max_length):
         """The skorch net of the fit: our step and callbacks, then the user's callbacks."""
         callbacks = [("views", SetEpochViews())]
+        if self.cluster_negatives is not None:
+            callbacks.append(("pseudo_labels", PseudoLabels(fit.selection,
+                                                            len(fit.documents))))
         if fit.world_size > 1:
             callbacks.append(("average_gradients", AverageGradients()))
         # The selection comes before the progress bar, which prints its score, and the
@@ -232,7 +242,9 @@ class BaseContrastiveEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
             amp_dtype=torch.bfloat16,
             criterion=CrossProcessNTXentLoss if fit.world_size > 1 else NTXentLoss,
             lr=self.learning_rate, optimizer__weight_decay=self.weight_decay,
-            criterion__temperature=self.temperature, max_epochs=self.max_epochs,
+            criterion__temperature=self.temperature,
+            criterion__same_group=self.cluster_negatives or "exclude",
+            max_epochs=self.max_epochs,
             callbacks=callbacks, device=fit.device,
             verbose=verbose,
         )

@@ -39,13 +39,16 @@ def _gather(tensor, with_grad):
 class CrossProcessNTXentLoss(NTXentLoss):
     """NT-Xent over the views of all processes (each holds ``[a views; b views]``)."""
 
-    def forward(self, views, keys=None):
+    def forward(self, views, keys=None, groups=None):
         half = views.shape[0] // 2
         views = torch.cat([_gather(views[:half], True), _gather(views[half:], True)])
         if keys is not None:
             keys = keys.to(views.device)
             keys = torch.cat([_gather(keys[:half], False), _gather(keys[half:], False)])
-        return super().forward(views, keys)
+        if groups is not None:
+            groups = groups.to(views.device)
+            groups = torch.cat([_gather(groups[:half], False), _gather(groups[half:], False)])
+        return super().forward(views, keys, groups)
 
 
 class AverageGradients(Callback):

@@ -30,7 +30,8 @@ from ._loss import NTXentLoss
 from ._windows import cut_windows, pool_windows
 
 #: Names of the engine's callbacks (a user's callbacks need other names).
-ENGINE_CALLBACKS = ("epoch_timer", "train_loss", "views", "average_gradients", "selection",
+ENGINE_CALLBACKS = ("epoch_timer", "train_loss", "views", "pseudo_labels",
+                    "average_gradients", "selection",
                     "progress", "checkpoint")
 
 
@@ -241,8 +242,14 @@ class ContrastiveNet(NeuralNet):
         return batches, order, graph_prefix(batches, budget), windows
 
     def batch_loss(self, views, batch):
-        """The criterion on the ``(2N, dim)`` embeddings ``views`` of ``batch``."""
-        return self.criterion_(views, batch.keys)
+        """The criterion on the ``(2N, dim)`` embeddings ``views`` of ``batch``; with
+        ``pseudo_labels_`` set (cluster-aware negatives), each view's group is its
+        document's pseudo-label."""
+        pseudo_labels = getattr(self, "pseudo_labels_", None)
+        if pseudo_labels is None:
+            return self.criterion_(views, batch.keys)
+        return self.criterion_(views, batch.keys,
+                               torch.as_tensor(pseudo_labels[batch.documents]))
 
     def train_step_single(self, batch, **fit_params):
         self.module_.train()
@@ -289,6 +296,26 @@ class SetEpochViews(Callback):
 
     def on_epoch_begin(self, net, dataset_train=None, **kwargs):
         dataset_train.set_epoch(len(net.history))
+
+
+class PseudoLabels(Callback):
+    """Cluster-aware negatives: before each epoch, every document's pseudo-label is its
+    cluster in the epoch selection's clustering of the previous epoch (epoch 0: the
+    untuned encoder), in the space ``transform`` returns; -1 (none) for a document
+    outside the selection's sample. The net's loss reads them as the views' groups."""
+
+    def __init__(self, selection, n_documents):
+        self.selection = selection
+        self.n_documents = n_documents
+
+    def on_epoch_begin(self, net, **kwargs):
+        context = self.selection.context
+        labels = np.full(self.n_documents, -1, dtype=np.int64)
+        labels[context.sample_indices] = context.labels[len(net.history) - 1]
+        net.pseudo_labels_ = labels
+
+    def on_train_end(self, net, **kwargs):
+        net.pseudo_labels_ = None
 
 
 class ProgressBar(Callback):

@@ -68,7 +68,8 @@ class TfidfPositiveEmbedder(BaseContrastiveEmbedder):
                  lexical_weight=0.5, lexical_components=100,
                  temperature=0.2, learning_rate=3e-5, weight_decay=0.01, batch_size=320,
                  mini_batch_size="auto", max_epochs=3, n_clusters=None,
-                 selection="silhouette", selection_sample_size=5000, normalize=True,
+                 selection="untuned-silhouette", selection_sample_size=5000,
+                 cluster_negatives=None, normalize=True,
                  device="auto", checkpoint_dir=None, random_state=None, verbose=1,
                  callbacks=None, tfidf_params=None, exclude_duplicates=True):
         self.model_name_or_path = model_name_or_path
@@ -87,6 +88,7 @@ class TfidfPositiveEmbedder(BaseContrastiveEmbedder):
         self.n_clusters = n_clusters
         self.selection = selection
         self.selection_sample_size = selection_sample_size
+        self.cluster_negatives = cluster_negatives
         self.normalize = normalize
         self.device = device
         self.checkpoint_dir = checkpoint_dir
