@@ -24,7 +24,7 @@ import json
 import time
 
 import numpy as np
-from bench_windows import REPO_ROOT, bag_of_words, frozen, load, score
+from bench_windows import REPO_ROOT, bag_of_words, frozen, load, merge_summary, score
 
 from sklearn_shufdiv.embedders import LexicalSpace, fuse
 
@@ -122,12 +122,8 @@ def main(argv=None):
         "tokens (at most 16), spherical k-means best of 10 runs, mean ± std over "
         f"{args.seeds} seeds. `python benchmarks/bench_lexical.py --corpora {args.corpora} "
         f"--20news-docs {args.news_docs}`\n\n" + "\n".join(lines) + "\n")
-    summary = args.out / "quality_summary.json"
-    entries = json.loads(summary.read_text()) if summary.exists() else []
-    new = [e for rows in all_rows for e in summary_entries(rows)]
-    keys = {(e["corpus"], e["method"]) for e in new}
-    entries = [e for e in entries if (e["corpus"], e["method"]) not in keys] + new
-    summary.write_text(json.dumps(entries, indent=1))
+    merge_summary(args.out / "quality_summary.json",
+                  [e for rows in all_rows for e in summary_entries(rows)])
 
 
 if __name__ == "__main__":

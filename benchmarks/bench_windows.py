@@ -222,12 +222,17 @@ def run_quality(args):
         "the documents longer than its cap).\n\n`python benchmarks/bench_windows.py "
         f"quality --corpora {args.corpora} --20news-docs {args.news_docs}`\n\n"
         + table(outcomes) + "\n")
-    summary_path = args.out / "quality_summary.json"
-    entries = json.loads(summary_path.read_text()) if summary_path.exists() else []
-    new = [entry for outcome in outcomes for entry in summary_entries(outcome)]
+    merge_summary(args.out / "quality_summary.json",
+                  [entry for outcome in outcomes for entry in summary_entries(outcome)])
+
+
+def merge_summary(path, new):
+    """Write ``new`` entries into the JSON list at ``path``, replacing those of the same
+    (corpus, method) and keeping the others (other scripts write there too)."""
+    entries = json.loads(path.read_text()) if path.exists() else []
     keys = {(e["corpus"], e["method"]) for e in new}
     entries = [e for e in entries if (e["corpus"], e["method"]) not in keys] + new
-    summary_path.write_text(json.dumps(entries, indent=1))
+    path.write_text(json.dumps(entries, indent=1))
 
 
 def hand_chunked(model, texts, windows, docs_count):
