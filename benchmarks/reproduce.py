@@ -91,6 +91,8 @@ def parse_args(argv=None):
     parser.add_argument("--selection", default=ShuffleDivideEmbedder().selection,
                         help="the embedders' epoch selection criterion (default: theirs); "
                              "results before it existed used 'silhouette'")
+    parser.add_argument("--cluster-negatives", choices=("exclude", "positive"), default=None,
+                        help="the embedders' cluster_negatives (default: none)")
     parser.add_argument("--batch-size", type=int, default=64)
     parser.add_argument("--mini-batch-size", type=int, default=32)
     parser.add_argument("--learning-rate", type=float, default=3e-5)
@@ -145,7 +147,7 @@ def embedder_params(args, k, seed):
     params = dict(model_name_or_path=args.model, max_epochs=args.max_epochs,
                   max_length=args.max_length, max_windows=args.max_windows,
                   lexical_weight=args.lexical_weight, selection=args.selection,
-                  batch_size=args.batch_size,
+                  cluster_negatives=args.cluster_negatives, batch_size=args.batch_size,
                   mini_batch_size=args.mini_batch_size, learning_rate=args.learning_rate,
                   n_clusters=k, selection_sample_size=None, device=args.device,
                   random_state=seed, verbose=1)
@@ -174,8 +176,8 @@ def run_embedder(Embedder, args, docs, y, k, seed):
 
 
 SETTINGS = ("corpus", "model", "n_docs", "max_epochs", "max_length", "max_windows",
-            "lexical_weight", "selection", "batch_size", "mini_batch_size", "learning_rate",
-            "temperature", "n_init", "device")
+            "lexical_weight", "selection", "cluster_negatives", "batch_size",
+            "mini_batch_size", "learning_rate", "temperature", "n_init", "device")
 #: What a setting was in results saved before it existed.
 SETTINGS_BEFORE = {"max_windows": 1, "lexical_weight": 0, "selection": "silhouette"}
 

@@ -132,7 +132,7 @@ class BaseContrastiveEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
 
         Returns
         -------
-        embeddings : ndarray of shape (n_documents, dim), float32
+        embeddings : ndarray of shape (n_documents, n_features_out), float32
             As :meth:`transform` returns them.
         """
         embeddings, documents = self._fit(X)
