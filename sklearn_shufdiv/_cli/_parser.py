@@ -143,9 +143,10 @@ def _add_cluster(subparsers):
                         help="shuffle-divide (default), tfidf (TF-IDF neighbour positives) "
                              "or frozen (the untuned encoder)")
     parser.add_argument("--select-epoch", action=argparse.BooleanOptionalAction, default=True,
-                        help="keep the epoch (0 = untuned) whose clustering scores best "
-                             "by the embedders' selection criterion: its silhouette in the "
-                             "untuned encoder's space (default: on)")
+                        help="keep the epoch (0 = untuned) chosen by the embedders' "
+                             "criterion: a tuned epoch only when its clusterings have a "
+                             "clearly better silhouette in the untuned encoder's space "
+                             "(default: on)")
     group = parser.add_argument_group("input")
     group.add_argument("--format", choices=FORMATS, default="auto",
                        help="input format (default: auto)")

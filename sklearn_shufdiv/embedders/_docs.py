@@ -99,19 +99,21 @@ n_clusters : int, default=None
     by ``selection``; the best epoch's weights are kept. When None, the last epoch's
     are.
 selection : "untuned-silhouette", "silhouette" or SelectionCriterion, default="untuned-silhouette"
-    How the epochs are scored when ``n_clusters`` is set. Each epoch's clustering
-    is found in the space ``transform`` returns; "untuned-silhouette" scores it by
-    its cosine silhouette in the untuned encoder's space (one fixed space for all
-    epochs, without the words), "silhouette" in its own epoch's space, which
-    training tightens, so that it rises whatever the clusters become; a
-    :class:`~sklearn_shufdiv.embedders.SelectionCriterion` instance is any other
-    criterion (see :ref:`model-selection`). Measured over the 4 screening runs
-    whose every epoch was kept (1,000-document samples, one training seed,
-    MiniLM-L6, the fused space of ``lexical_weight=0.5``, ACC over 5 k-means seeds;
-    ``benchmarks/research/selection.py``): the untuned silhouette kept epoch 0 on
-    BBC (0.962) where the silhouette kept epoch 1 (0.957), and both kept epoch 2
-    elsewhere (Reuters 0.444 against 0.409 untuned; 20 Newsgroups 0.570 and 0.550
-    against 0.551). Four runs are a direction, not proof (see :ref:`model-selection`).
+    How the epochs are scored when ``n_clusters`` is set. "untuned-silhouette"
+    scores each epoch's k-means runs (found in the space ``transform`` returns) by
+    their mean cosine silhouette in the untuned encoder's space (one fixed space
+    for all epochs), and keeps a tuned epoch only when it beats epoch 0 by more than
+    2 standard errors (the k-means noise): the untuned encoder unless tuning clearly
+    helps. "silhouette" is the silhouette of the chosen run in its own epoch's
+    space, which training tightens, so that it rises whatever the clusters become.
+    A :class:`~sklearn_shufdiv.embedders.SelectionCriterion` instance is any other
+    criterion (see :ref:`model-selection`). Screened on 1,000-document samples, one
+    training seed (``benchmarks/research/selection.py``, ``results/*_default1000``):
+    on the 5 runs whose every epoch was kept, no tuned epoch beat epoch 0 by that
+    margin, so it kept the untuned encoder; the own-space silhouette kept a tuned
+    epoch on all 5, 0.5 ACC point worse on BBC and 4.0 worse on 20 Newsgroups (0.538
+    against 0.578, mean of 5 k-means seeds), 3.5 better on Reuters. Safe, not yet
+    useful: see :ref:`model-selection`.
 selection_sample_size : int, default=5000
     Documents embedded to score an epoch (a fixed random sample); None for all.
 cluster_negatives : {None, "exclude", "positive"}, default=None

@@ -149,10 +149,14 @@ class SelectionContext:
         Epoch -> chosen k-means labels of the candidates scored so far.
     scores : dict of int to float
         Epoch -> score of the candidates scored so far.
-    untuned : ndarray of shape (n_sample, dim) or None
-        The sample's embeddings by the untuned encoder alone (epoch 0's, before any
-        fusion with the words), set before epoch 0 is scored and kept in checkpoints:
-        one fixed space in which every epoch's clustering can be compared.
+    untuned : ndarray of shape (n_sample, n_features) or None
+        The sample's embeddings by the untuned encoder (epoch 0's candidate, in the
+        space scored: fused with the words when ``lexical_weight > 0``), set before
+        epoch 0 is scored and kept in checkpoints: one fixed space in which every
+        epoch's clustering can be compared.
+    extras : dict of int to dict
+        Epoch -> what the criterion recorded of that candidate beside its score
+        (JSON values, kept in checkpoints), e.g. the spread of its k-means runs.
     """
 
     texts: list = field(repr=False)
@@ -162,6 +166,7 @@ class SelectionContext:
     labels: dict = field(default_factory=dict, repr=False)
     scores: dict = field(default_factory=dict)
     untuned: np.ndarray = field(default=None, repr=False)
+    extras: dict = field(default_factory=dict)
 
 
 class SelectionCriterion:
@@ -217,17 +222,23 @@ class SilhouetteCriterion(SelectionCriterion):
 
 
 class UntunedSilhouetteCriterion(SelectionCriterion):
-    """The cosine silhouette of each epoch's clustering in the *untuned* encoder's space.
+    """Keep the untuned encoder unless a tuned epoch clusters its space clearly better.
 
     A clustering's silhouette in its own epoch's space compares spaces as much as
-    clusterings: contrastive training tightens the space, and the silhouette rises with
-    it whatever the clusters become. Here every candidate's k-means labels (found in its
-    own epoch's space, the one ``transform`` returns) are scored in one fixed space: the
-    sample's embeddings by the untuned encoder alone (:attr:`SelectionContext.untuned`,
-    without the words of ``lexical_weight``). A tuned epoch is kept only when its
-    clustering is also a better partition of the pretrained geometry. With
-    ``lexical_weight=0`` that space is the one epoch 0 was clustered in, which favours
-    epoch 0; with the words, no candidate was clustered in it. -1 where undefined.
+    clusterings: contrastive training tightens the space, and that silhouette rises with
+    it whatever the clusters become. Here every candidate is scored in one fixed space,
+    the sample's embeddings by the untuned encoder as ``transform`` returns them
+    (:attr:`SelectionContext.untuned`, with the words when ``lexical_weight > 0``): the
+    mean cosine silhouette there of the candidate's k-means runs (all ``n_init`` of them,
+    so that one lucky run does not decide). Epoch 0 scores that mean; a tuned epoch
+    scores it less ``margin`` standard errors of its difference from epoch 0's, so that
+    it is kept only when its clusterings beat the untuned encoder's by more than the
+    k-means noise. -1 for an undefined silhouette.
+
+    Parameters
+    ----------
+    margin : float, default=2.0
+        Standard errors a tuned epoch must gain; 0 compares the means alone.
 
     Examples
     --------
@@ -237,19 +248,31 @@ class UntunedSilhouetteCriterion(SelectionCriterion):
     >>> context = SelectionContext([], np.arange(4), 2, 0, untuned=untuned)
     >>> tuned = np.array([[1.0, 0.0], [0.0, 1.0], [0.1, 0.9], [0.2, 0.8]])
     >>> criterion = UntunedSilhouetteCriterion()
-    >>> good = Candidate(0, untuned, cluster(untuned, 2))
-    >>> worse = Candidate(1, tuned, cluster(tuned, 2))  # [1] joined [2, 3]
-    >>> bool(criterion.score(good, context) > criterion.score(worse, context))
+    >>> at_0 = criterion.score(Candidate(0, untuned, cluster(untuned, 2)), context)
+    >>> at_1 = criterion.score(Candidate(1, tuned, cluster(tuned, 2)), context)
+    >>> bool(at_0 > at_1)  # the tuned clusters join [1] with [2, 3]
     True
     """
 
     name = "untuned_silhouette"
 
+    def __init__(self, margin=2.0):
+        self.margin = margin
+
     def score(self, candidate, context):
         unit = context.untuned / np.maximum(
             np.linalg.norm(context.untuned, axis=1, keepdims=True), 1e-12)
-        score = cosine_silhouette(unit, candidate.labels)
-        return UNDEFINED_SILHOUETTE if np.isnan(score) else score
+        runs, _ = candidate.clustering.runs
+        values = np.nan_to_num([cosine_silhouette(unit, labels) for labels in runs],
+                               nan=UNDEFINED_SILHOUETTE)
+        mean = float(values.mean())
+        std = float(values.std(ddof=1)) if len(values) > 1 else 0.0
+        context.extras[candidate.epoch] = {"mean": mean, "std": std, "runs": len(values)}
+        if candidate.epoch == 0:
+            return mean
+        base = context.extras[0]
+        error = np.sqrt(std ** 2 / len(values) + base["std"] ** 2 / base["runs"])
+        return mean - self.margin * float(error)
 
 
 #: The criteria the ``selection`` parameter names.
@@ -343,9 +366,9 @@ class EpochSelection(Callback):
 
     def _evaluate(self, net, epoch):
         embeddings = net.embed(self.context.texts)
-        if epoch == 0:
-            self.context.untuned = embeddings
         scored = embeddings if self.space is None else self.space(embeddings)
+        if epoch == 0:
+            self.context.untuned = scored
         candidate = Candidate(epoch, scored, cluster(
             scored, self.context.n_clusters, self.context.seed))
         score = float(self.criterion.score(candidate, self.context))
@@ -368,6 +391,7 @@ class EpochSelection(Callback):
         else:
             for later in [e for e in self.context.scores if e > self.completed]:
                 del self.context.scores[later], self.context.labels[later]
+                self.context.extras.pop(later, None)
             epoch = self.criterion.choose(self.context)
         if epoch in self.kept:
             net.module_.load_state_dict(self.kept[epoch])
@@ -393,7 +417,8 @@ class EpochSelection(Callback):
         if self.criterion is None:
             return {"kept": sorted(self.kept)}, {}
         meta = {"kept": sorted(self.kept), "best_epoch": self.best_epoch,
-                "scores": {str(e): s for e, s in self.context.scores.items()}}
+                "scores": {str(e): s for e, s in self.context.scores.items()},
+                "extras": {str(e): x for e, x in self.context.extras.items()}}
         tensors = {f"labels.{e}": torch.from_numpy(np.asarray(labels, dtype=np.int64))
                    for e, labels in self.context.labels.items()}
         if self.context.untuned is not None:
@@ -418,6 +443,7 @@ class EpochSelection(Callback):
         if self.criterion is not None:
             self.best_epoch = meta["best_epoch"]
             self.context.scores = {int(e): s for e, s in meta["scores"].items()}
+            self.context.extras = {int(e): x for e, x in meta.get("extras", {}).items()}
             self.context.labels = {e: tensors[f"labels.{e}"].numpy()
                                    for e in self.context.scores}
             if "untuned" in tensors:
