@@ -105,7 +105,7 @@ def estimator_check(path, documents, device, quick):
     n = 64 if quick else 1280
     embedder = ShuffleDivideEmbedder(
         path, max_length=128, batch_size=32 if quick else 320, mini_batch_size="auto",
-        max_epochs=1, device=device, random_state=0, verbose=0,
+        max_epochs=1, device=device, random_state=0, verbose=0, lexical_weight=0,
         sentence_splitter=bench.split_sentences,
     )
     docs = documents[:n]

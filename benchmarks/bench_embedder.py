@@ -270,7 +270,7 @@ def fitted_embedder(model_path, documents, max_length, mini_batch_size, device):
 
     return ShuffleDivideEmbedder(
         model_path, max_length=max_length, max_windows=1, mini_batch_size=mini_batch_size,
-        max_epochs=0,
+        max_epochs=0, lexical_weight=0,  # the encoder alone, as sentence-transformers
         device=device, verbose=0, random_state=0,
     ).fit(documents[:4])
 

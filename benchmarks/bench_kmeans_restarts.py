@@ -120,7 +120,8 @@ def frozen_space(name, docs, y, args):
     if cache.exists():
         return np.load(cache), str(cache)
     X = ShuffleDivideEmbedder(get_model_path(), max_epochs=0, max_length=args.max_length,
-                              max_windows=1).fit_transform(docs)  # truncated: "t<L>"
+                              max_windows=1, lexical_weight=0  # the encoder alone,
+                              ).fit_transform(docs)  # truncated: "t<L>"
     cache.parent.mkdir(parents=True, exist_ok=True)
     np.save(cache, X)
     return X, str(cache)
