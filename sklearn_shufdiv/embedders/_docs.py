@@ -129,8 +129,11 @@ cluster_negatives : {None, "exclude", "positive"}, default=None
     code of ``benchmarks/research/train.py``, clustered in the fused space of
     ``lexical_weight=0.5``, ACC / AMI over 5 k-means seeds): "positive" 0.583 / 0.588
     after epoch 1 on 20 Newsgroups against 0.575 / 0.577 without and 0.551 / 0.556
-    untuned; 0.444 / 0.598 after epoch 2 on Reuters against 0.409 / 0.560 untuned;
-    not screened on BBC. Off by default until measured at 5 seeds.
+    untuned; 0.444 / 0.598 after epoch 2 on Reuters against 0.409 / 0.560 untuned.
+    In the package, one epoch from the default's untuned space (1,000 documents, one
+    seed, one k-means seed; ``results/*_supcon1000``), ACC went below epoch 0's on
+    BBC (0.956 against 0.960), Reuters (0.406 against 0.435) and 20 Newsgroups
+    (0.599 against 0.626, where plain Shuffle & Divide gave 0.522). Off by default.
 normalize : bool, default=True
     L2-normalise the output of ``transform`` (the loss only trains directions). With
     ``lexical_weight`` above 0 the rows are two weighted unit vectors, of norm 1
