@@ -144,42 +144,31 @@ def test_bad_selection(tiny_bert_path, corpus):
         ShuffleDivideEmbedder(tiny_bert_path, selection="stability", **SMALL).fit(corpus[0])
 
 
-def _runs_silhouettes(space, clustering):
+def test_the_untuned_silhouette_scores_each_clustering_in_epoch_0s_space(points):
     from sklearn.metrics import silhouette_score
 
-    unit = space / np.linalg.norm(space, axis=1, keepdims=True)
-    labels, _ = clustering.runs
-    return np.array([silhouette_score(unit, run, metric="cosine") for run in labels])
-
-
-def test_the_untuned_silhouette_scores_each_clustering_in_epoch_0s_space(points):
     from sklearn_shufdiv.embedders import SelectionContext, UntunedSilhouetteCriterion
 
     rng = np.random.default_rng(2)
     tuned = points + rng.normal(scale=2.0, size=points.shape)  # another space
     context = SelectionContext([], np.arange(len(points)), 3, 0, untuned=points)
-    criterion = UntunedSilhouetteCriterion(margin=2.0)
-    at_0 = cluster(points, 3)
-    base = _runs_silhouettes(points, at_0)
-    assert criterion.score(Candidate(0, points, at_0), context) == pytest.approx(
-        base.mean(), abs=1e-9)
-    # A tuned epoch: the mean of its runs' silhouettes in the untuned space, less 2
-    # standard errors of the difference of the two means.
-    at_1 = cluster(tuned, 3)
-    values = _runs_silhouettes(points, at_1)  # scored in the untuned space, not its own
-    error = np.sqrt(values.var(ddof=1) / len(values) + base.var(ddof=1) / len(base))
-    assert criterion.score(Candidate(1, tuned, at_1), context) == pytest.approx(
-        values.mean() - 2 * error, abs=1e-9)
-    assert context.extras[1] == {"mean": pytest.approx(values.mean()),
-                                 "std": pytest.approx(values.std(ddof=1)), "runs": len(values)}
-    assert UntunedSilhouetteCriterion(margin=0).score(Candidate(1, tuned, at_1), context) \
-        == pytest.approx(values.mean(), abs=1e-9)
+    criterion = UntunedSilhouetteCriterion()
+    unit = points / np.linalg.norm(points, axis=1, keepdims=True)
+    for space in (points, tuned):
+        candidate = Candidate(1, space, cluster(space, 3))
+        # The chosen run's labels, scored in the untuned space, not in their own.
+        assert criterion.score(candidate, context) == pytest.approx(
+            silhouette_score(unit, candidate.labels, metric="cosine"), abs=1e-9)
+    # One cluster: undefined, the worst score.
+    candidate = Candidate(1, points, cluster(points, 3))
+    candidate.clustering.labels = np.zeros(len(points), dtype=int)
+    assert criterion.score(candidate, context) == -1
 
 
 @pytest.mark.parametrize("lexical_weight", [0.5, 0])
 def test_the_untuned_silhouette_in_a_fit(tiny_bert_path, corpus, lexical_weight):
-    """Every epoch's runs (found in transform's space) scored in the untuned encoder's
-    space as transform returns it, the words included by default."""
+    """Every epoch's clustering (found in transform's space) scored in the untuned
+    encoder's space as transform returns it, the words included by default."""
     docs, _ = corpus
     embedder = ShuffleDivideEmbedder(tiny_bert_path, selection="untuned-silhouette",
                                      selection_sample_size=40, lexical_weight=lexical_weight,
@@ -195,7 +184,8 @@ def test_the_untuned_silhouette_in_a_fit(tiny_bert_path, corpus, lexical_weight)
     at_0 = cluster(space, 4, 0)
     np.testing.assert_array_equal(embedder.selection_labels_[0], at_0.labels)
     scores = [row["untuned_silhouette"] for row in embedder.history_]
-    assert scores[0] == pytest.approx(_runs_silhouettes(space, at_0).mean(), abs=1e-6)
+    expected = [cosine_silhouette(space, labels) for labels in embedder.selection_labels_]
+    np.testing.assert_allclose(scores, expected, atol=1e-6)
     assert [row["selection_score"] for row in embedder.history_] == scores
     assert embedder.best_epoch_ == int(np.argmax(scores))
     # Released after the fit: the space is not pickled with the embedder.

@@ -144,9 +144,9 @@ def _add_cluster(subparsers):
                              "or frozen (the untuned encoder)")
     parser.add_argument("--select-epoch", action=argparse.BooleanOptionalAction, default=True,
                         help="keep the epoch (0 = untuned) chosen by the embedders' "
-                             "criterion: a tuned epoch only when its clusterings have a "
-                             "clearly better silhouette in the untuned encoder's space "
-                             "(default: on)")
+                             "criterion: a tuned epoch only when its clustering has a "
+                             "better silhouette in the untuned encoder's space than the "
+                             "untuned encoder's own (default: on)")
     group = parser.add_argument_group("input")
     group.add_argument("--format", choices=FORMATS, default="auto",
                        help="input format (default: auto)")

@@ -100,20 +100,20 @@ n_clusters : int, default=None
     are.
 selection : "untuned-silhouette", "silhouette" or SelectionCriterion, default="untuned-silhouette"
     How the epochs are scored when ``n_clusters`` is set. "untuned-silhouette"
-    scores each epoch's k-means runs (found in the space ``transform`` returns) by
-    their mean cosine silhouette in the untuned encoder's space (one fixed space
-    for all epochs), and keeps a tuned epoch only when it beats epoch 0 by more than
-    2 standard errors (the k-means noise): the untuned encoder unless tuning clearly
-    helps. "silhouette" is the silhouette of the chosen run in its own epoch's
-    space, which training tightens, so that it rises whatever the clusters become.
-    A :class:`~sklearn_shufdiv.embedders.SelectionCriterion` instance is any other
-    criterion (see :ref:`model-selection`). Screened on 1,000-document samples, one
-    training seed (``benchmarks/research/selection.py``, ``results/*_default1000``):
-    on the 5 runs whose every epoch was kept, no tuned epoch beat epoch 0 by that
-    margin, so it kept the untuned encoder; the own-space silhouette kept a tuned
-    epoch on all 5, 0.5 ACC point worse on BBC and 4.0 worse on 20 Newsgroups (0.538
-    against 0.578, mean of 5 k-means seeds), 3.5 better on Reuters. Safe, not yet
-    useful: see :ref:`model-selection`.
+    scores each epoch's clustering (found in that epoch's space) by its cosine
+    silhouette in the untuned encoder's space as ``transform`` returns it: one fixed
+    space for all epochs, in which epoch 0's clustering is k-means' own, so a tuned
+    epoch is kept only when it partitions the untuned space better; the criterion
+    leans to the untuned encoder on purpose. "silhouette" scores each clustering in
+    its own epoch's space, which training tightens, so that it rises whatever the
+    clusters become. A :class:`~sklearn_shufdiv.embedders.SelectionCriterion`
+    instance is any other criterion (see :ref:`model-selection`). Screened on
+    1,000-document samples, one training seed (``benchmarks/research/selection.py``,
+    ``results/*_default1000``): the own-space silhouette kept a tuned epoch on all 5
+    runs with every epoch kept, 0.5 ACC point worse on BBC, 4.0 worse on 20
+    Newsgroups, 3.5 better on Reuters; this criterion kept epoch 0 on 4 and a
+    0.4-point-better epoch on the fifth. Safe there, not yet useful: see
+    :ref:`model-selection`.
 selection_sample_size : int, default=5000
     Documents embedded to score an epoch (a fixed random sample); None for all.
 cluster_negatives : {None, "exclude", "positive"}, default=None

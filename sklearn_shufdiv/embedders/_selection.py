@@ -154,9 +154,7 @@ class SelectionContext:
         space scored: fused with the words when ``lexical_weight > 0``), set before
         epoch 0 is scored and kept in checkpoints: one fixed space in which every
         epoch's clustering can be compared.
-    extras : dict of int to dict
-        Epoch -> what the criterion recorded of that candidate beside its score
-        (JSON values, kept in checkpoints), e.g. the spread of its k-means runs.
+
     """
 
     texts: list = field(repr=False)
@@ -166,7 +164,6 @@ class SelectionContext:
     labels: dict = field(default_factory=dict, repr=False)
     scores: dict = field(default_factory=dict)
     untuned: np.ndarray = field(default=None, repr=False)
-    extras: dict = field(default_factory=dict)
 
 
 class SelectionCriterion:
@@ -222,23 +219,17 @@ class SilhouetteCriterion(SelectionCriterion):
 
 
 class UntunedSilhouetteCriterion(SelectionCriterion):
-    """Keep the untuned encoder unless a tuned epoch clusters its space clearly better.
+    """Keep the untuned encoder unless a tuned epoch partitions its space better.
 
     A clustering's silhouette in its own epoch's space compares spaces as much as
     clusterings: contrastive training tightens the space, and that silhouette rises with
-    it whatever the clusters become. Here every candidate is scored in one fixed space,
-    the sample's embeddings by the untuned encoder as ``transform`` returns them
-    (:attr:`SelectionContext.untuned`, with the words when ``lexical_weight > 0``): the
-    mean cosine silhouette there of the candidate's k-means runs (all ``n_init`` of them,
-    so that one lucky run does not decide). Epoch 0 scores that mean; a tuned epoch
-    scores it less ``margin`` standard errors of its difference from epoch 0's, so that
-    it is kept only when its clusterings beat the untuned encoder's by more than the
-    k-means noise. -1 for an undefined silhouette.
-
-    Parameters
-    ----------
-    margin : float, default=2.0
-        Standard errors a tuned epoch must gain; 0 compares the means alone.
+    it whatever the clusters become. Here every candidate's clustering (the k-means run
+    a user gets, found in the candidate's own space) is scored in one fixed space: the
+    sample's embeddings by the untuned encoder as ``transform`` returns them
+    (:attr:`SelectionContext.untuned`, with the words when ``lexical_weight > 0``).
+    Epoch 0's clustering was found by k-means in that very space, so a tuned epoch wins
+    only with a partition of the untuned geometry better than the untuned encoder's own:
+    the criterion leans to the untuned encoder, on purpose. -1 where undefined.
 
     Examples
     --------
@@ -256,23 +247,11 @@ class UntunedSilhouetteCriterion(SelectionCriterion):
 
     name = "untuned_silhouette"
 
-    def __init__(self, margin=2.0):
-        self.margin = margin
-
     def score(self, candidate, context):
         unit = context.untuned / np.maximum(
             np.linalg.norm(context.untuned, axis=1, keepdims=True), 1e-12)
-        runs, _ = candidate.clustering.runs
-        values = np.nan_to_num([cosine_silhouette(unit, labels) for labels in runs],
-                               nan=UNDEFINED_SILHOUETTE)
-        mean = float(values.mean())
-        std = float(values.std(ddof=1)) if len(values) > 1 else 0.0
-        context.extras[candidate.epoch] = {"mean": mean, "std": std, "runs": len(values)}
-        if candidate.epoch == 0:
-            return mean
-        base = context.extras[0]
-        error = np.sqrt(std ** 2 / len(values) + base["std"] ** 2 / base["runs"])
-        return mean - self.margin * float(error)
+        score = cosine_silhouette(unit, candidate.labels)
+        return UNDEFINED_SILHOUETTE if np.isnan(score) else score
 
 
 #: The criteria the ``selection`` parameter names.
@@ -391,7 +370,6 @@ class EpochSelection(Callback):
         else:
             for later in [e for e in self.context.scores if e > self.completed]:
                 del self.context.scores[later], self.context.labels[later]
-                self.context.extras.pop(later, None)
             epoch = self.criterion.choose(self.context)
         if epoch in self.kept:
             net.module_.load_state_dict(self.kept[epoch])
@@ -417,8 +395,7 @@ class EpochSelection(Callback):
         if self.criterion is None:
             return {"kept": sorted(self.kept)}, {}
         meta = {"kept": sorted(self.kept), "best_epoch": self.best_epoch,
-                "scores": {str(e): s for e, s in self.context.scores.items()},
-                "extras": {str(e): x for e, x in self.context.extras.items()}}
+                "scores": {str(e): s for e, s in self.context.scores.items()}}
         tensors = {f"labels.{e}": torch.from_numpy(np.asarray(labels, dtype=np.int64))
                    for e, labels in self.context.labels.items()}
         if self.context.untuned is not None:
@@ -443,7 +420,6 @@ class EpochSelection(Callback):
         if self.criterion is not None:
             self.best_epoch = meta["best_epoch"]
             self.context.scores = {int(e): s for e, s in meta["scores"].items()}
-            self.context.extras = {int(e): x for e, x in meta.get("extras", {}).items()}
             self.context.labels = {e: tensors[f"labels.{e}"].numpy()
                                    for e in self.context.scores}
             if "untuned" in tensors:
