@@ -18,7 +18,7 @@ from ..embedders import (
     load_encoder,
 )
 from ..embedders._loading import checked_max_length, quiet_transformers
-from ..embedders._selection import CRITERIA
+from ..embedders._selection import criterion_name
 from ..metrics import clustering_accuracy
 from . import CLIError, CLIInterrupted
 from ._settings import Estimate, choose_settings, estimate, estimate_lines, seconds_per_token
@@ -229,9 +229,7 @@ def fit_transform(args, embedder, texts):
 
 def criterion_words(embedder):
     """The embedder's selection criterion in words: its history key, spaced."""
-    selection = embedder.selection
-    name = CRITERIA[selection].name if isinstance(selection, str) else selection.name
-    return name.replace("_", " ")
+    return criterion_name(embedder.selection).replace("_", " ")
 
 
 def selection_clusters(embedder, n_documents):

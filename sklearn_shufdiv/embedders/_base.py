@@ -28,6 +28,7 @@ from ._selection import (
     EpochSelection,
     SelectionContext,
     SelectionCriterion,
+    criterion_name,
     make_criterion,
 )
 from ._training import (
@@ -135,14 +136,15 @@ class BaseContrastiveEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         embeddings : ndarray of shape (n_documents, n_features_out), float32
             As :meth:`transform` returns them.
         """
-        embeddings, documents = self._fit(X)
+        embeddings, lexical = self._fit(X)
         if embeddings is None:
             return self.transform(X)
-        return self._postprocess(embeddings, documents)
+        return self._postprocess(embeddings, lexical)
 
     def _fit(self, X):
         """Fit; return the corpus' encoder embeddings by the selected weights if the
-        selection kept them (else None), and the checked documents."""
+        selection kept them (else None), and the corpus' lexical rows (None without
+        words)."""
         validate_estimator_params(self)
         check_callbacks(self.callbacks)
         # Described before the fit draws from a RandomState passed as random_state.
@@ -180,7 +182,7 @@ class BaseContrastiveEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         fit.selection.release()
         if interrupted:
             self._warn_interrupted()
-        return embeddings, fit.documents
+        return embeddings, fit.lexical_rows
 
     def _begin_fit(self, documents):
         """The :class:`FitState` of a fit on ``documents``: device, seed, processes, the
@@ -200,8 +202,9 @@ class BaseContrastiveEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
                     f"{type(self).__name__} needs at least {2 * world_size} training pairs, "
                     "but " + fit.positives.describe_shortage(len(documents)))
             self._on_positives(fit.positives)
-        if self.lexical_weight > 0:
+        if self.lexical_weight > 0:  # the corpus' rows: for the selection and fit_transform
             fit.lexical = LexicalSpace(self.lexical_components, seed).fit(documents)
+            fit.lexical_rows = fit.lexical.transform(documents)
         criterion = context = space = None
         size = len(documents)
         if self.n_clusters is not None:
@@ -211,7 +214,7 @@ class BaseContrastiveEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
                                        self.selection_indices_, self.n_clusters, seed)
             criterion = make_criterion(self.selection)
             if fit.lexical is not None:  # epochs are scored in the space transform returns
-                space = partial(fuse, lexical=fit.lexical.transform(context.texts),
+                space = partial(fuse, lexical=fit.lexical_rows[self.selection_indices_],
                                 weight=self.lexical_weight)
         fit.selection = EpochSelection(criterion, context, last_epoch=self.max_epochs,
                                        keep_embeddings=size >= len(documents), space=space)
@@ -271,8 +274,7 @@ class BaseContrastiveEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         return interrupted
 
     def _history(self, net, selection):
-        name = (CRITERIA[self.selection].name if isinstance(self.selection, str)
-                else self.selection.name)
+        name = criterion_name(self.selection)
         scores = selection.context.scores if selection.context is not None else {}
         first = {"epoch": 0, "train_loss": None, "selection_score": scores.get(0),
                  name: scores.get(0)}
@@ -340,14 +342,17 @@ class BaseContrastiveEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
                 f"lexical_weight={self.lexical_weight}: this embedder was fitted with "
                 "lexical_weight=0, so it has no lexical space; fit it again with the "
                 "lexical_weight to use.")
+        lexical = self.lexical_.transform(documents) if self.lexical_weight > 0 else None
         return self._postprocess(self.net_.embed(
             documents, verbose=self.verbose, max_windows=self.max_windows,
-            window_stride=self.window_stride), documents)
+            window_stride=self.window_stride), lexical)
 
-    def _postprocess(self, embeddings, documents):
-        fused = self.lexical_weight > 0
+    def _postprocess(self, embeddings, lexical):
+        """``transform``'s output from the encoder's embeddings and the documents'
+        lexical rows (None: the encoder alone)."""
+        fused = lexical is not None
         if fused:  # rows of norm 1 up to rounding (or below, a document without its words)
-            embeddings = fuse(embeddings, self.lexical_.transform(documents), self.lexical_weight)
+            embeddings = fuse(embeddings, lexical, self.lexical_weight)
         # Normalised as the selection's clustering normalises its space, to the last bit.
         if self.normalize or fused:
             norms = np.linalg.norm(embeddings, axis=1, keepdims=True)

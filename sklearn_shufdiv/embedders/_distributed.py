@@ -40,15 +40,17 @@ class CrossProcessNTXentLoss(NTXentLoss):
     """NT-Xent over the views of all processes (each holds ``[a views; b views]``)."""
 
     def forward(self, views, keys=None, groups=None):
-        half = views.shape[0] // 2
-        views = torch.cat([_gather(views[:half], True), _gather(views[half:], True)])
-        if keys is not None:
-            keys = keys.to(views.device)
-            keys = torch.cat([_gather(keys[:half], False), _gather(keys[half:], False)])
-        if groups is not None:
-            groups = groups.to(views.device)
-            groups = torch.cat([_gather(groups[:half], False), _gather(groups[half:], False)])
-        return super().forward(views, keys, groups)
+        def gather_halves(tensor, with_grad=False):
+            # [a; b] of this process -> [a of all processes; b of all processes]
+            if tensor is None:
+                return None
+            tensor = tensor.to(views.device)
+            half = tensor.shape[0] // 2
+            return torch.cat([_gather(tensor[:half], with_grad),
+                              _gather(tensor[half:], with_grad)])
+
+        return super().forward(gather_halves(views, True), gather_halves(keys),
+                               gather_halves(groups))
 
 
 class AverageGradients(Callback):

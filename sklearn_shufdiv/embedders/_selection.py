@@ -150,11 +150,10 @@ class SelectionContext:
     scores : dict of int to float
         Epoch -> score of the candidates scored so far.
     untuned : ndarray of shape (n_sample, n_features) or None
-        The sample's embeddings by the untuned encoder (epoch 0's candidate, in the
-        space scored: fused with the words when ``lexical_weight > 0``), set before
-        epoch 0 is scored and kept in checkpoints: one fixed space in which every
-        epoch's clustering can be compared.
-
+        The sample's embeddings by the untuned encoder, L2-normalised (epoch 0's
+        ``clustering.unit``, in the space scored: fused with the words when
+        ``lexical_weight > 0``), set before epoch 0 is scored and kept in checkpoints:
+        one fixed space in which every epoch's clustering can be compared.
     """
 
     texts: list = field(repr=False)
@@ -199,6 +198,12 @@ class SelectionCriterion:
         return epochs[int(np.argmax(np.nan_to_num(scores, nan=-np.inf)))]
 
 
+def _silhouette(unit, labels):
+    """The cosine silhouette of ``labels`` on the rows ``unit``; -1 where undefined."""
+    score = cosine_silhouette(unit, labels)
+    return UNDEFINED_SILHOUETTE if np.isnan(score) else score
+
+
 class SilhouetteCriterion(SelectionCriterion):
     """The cosine silhouette of the chosen k-means clustering (-1 where undefined).
 
@@ -214,8 +219,7 @@ class SilhouetteCriterion(SelectionCriterion):
     name = "silhouette"
 
     def score(self, candidate, context):
-        score = cosine_silhouette(candidate.clustering.unit, candidate.labels)
-        return UNDEFINED_SILHOUETTE if np.isnan(score) else score
+        return _silhouette(candidate.clustering.unit, candidate.labels)
 
 
 class UntunedSilhouetteCriterion(SelectionCriterion):
@@ -248,15 +252,18 @@ class UntunedSilhouetteCriterion(SelectionCriterion):
     name = "untuned_silhouette"
 
     def score(self, candidate, context):
-        unit = context.untuned / np.maximum(
-            np.linalg.norm(context.untuned, axis=1, keepdims=True), 1e-12)
-        score = cosine_silhouette(unit, candidate.labels)
-        return UNDEFINED_SILHOUETTE if np.isnan(score) else score
+        return _silhouette(context.untuned, candidate.labels)
 
 
 #: The criteria the ``selection`` parameter names.
 CRITERIA = {"silhouette": SilhouetteCriterion,
             "untuned-silhouette": UntunedSilhouetteCriterion}
+
+
+def criterion_name(selection):
+    """The history key of the criterion the ``selection`` parameter gives (a name or a
+    :class:`SelectionCriterion`), e.g. ``"untuned_silhouette"``."""
+    return CRITERIA[selection].name if isinstance(selection, str) else selection.name
 
 
 def make_criterion(selection):
@@ -346,10 +353,10 @@ class EpochSelection(Callback):
     def _evaluate(self, net, epoch):
         embeddings = net.embed(self.context.texts)
         scored = embeddings if self.space is None else self.space(embeddings)
-        if epoch == 0:
-            self.context.untuned = scored
         candidate = Candidate(epoch, scored, cluster(
             scored, self.context.n_clusters, self.context.seed))
+        if epoch == 0:
+            self.context.untuned = candidate.clustering.unit
         score = float(self.criterion.score(candidate, self.context))
         best = self.context.scores.get(self.best_epoch, np.nan)
         if self.best_epoch is None or score > best or (np.isnan(best) and not np.isnan(score)):

@@ -375,6 +375,8 @@ class FitState:
         The fitted positive-pair strategy (None when nothing is trained).
     lexical : LexicalSpace or None
         The corpus' lexical space (None when ``lexical_weight=0``).
+    lexical_rows : ndarray of shape (n_documents, n_components) or None
+        The corpus' rows in it, computed once for the selection and ``fit_transform``.
     selection : EpochSelection
     checkpoints : CheckpointDir or None
     """
@@ -386,5 +388,6 @@ class FitState:
     world_size: int = 1
     positives: object = field(default=None, repr=False)
     lexical: object = field(default=None, repr=False)
+    lexical_rows: object = field(default=None, repr=False)
     selection: object = field(default=None, repr=False)
     checkpoints: object = None
