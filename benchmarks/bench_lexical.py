@@ -21,10 +21,20 @@ git-ignored), so a rerun only clusters; each corpus' results are written when do
 
 import argparse
 import json
+import os
 import time
+from pathlib import Path
 
 import numpy as np
-from bench_windows import REPO_ROOT, bag_of_words, frozen, load, merge_summary, score
+from bench_windows import (
+    DEFAULT_DATA_HOME,
+    REPO_ROOT,
+    bag_of_words,
+    frozen,
+    load,
+    merge_summary,
+    score,
+)
 
 from sklearn_shufdiv.embedders import LexicalSpace, fuse
 
@@ -36,18 +46,13 @@ def parse_args(argv=None):
     parser.add_argument("--seeds", type=int, default=5)
     parser.add_argument("--20news-docs", dest="news_docs", type=int, default=4000,
                         help="stratified sample of 20 Newsgroups (0: all)")
-    parser.add_argument("--data-home", default=None)
+    parser.add_argument("--data-home", default=os.environ.get("SCIKIT_LEARN_DATA",
+                                                              DEFAULT_DATA_HOME))
     parser.add_argument("--mini-batch-size", type=int, default=32)
-    parser.add_argument("--out", type=__import__("pathlib").Path,
+    parser.add_argument("--out", type=Path,
                         default=REPO_ROOT / "benchmarks" / "results")
     parser.add_argument("--resume", action="store_true")
-    args = parser.parse_args(argv)
-    if args.data_home is None:
-        import os
-
-        from bench_windows import DEFAULT_DATA_HOME
-        args.data_home = os.environ.get("SCIKIT_LEARN_DATA", DEFAULT_DATA_HOME)
-    return args
+    return parser.parse_args(argv)
 
 
 def encoder_space(name, docs, args):
