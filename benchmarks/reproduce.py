@@ -35,6 +35,7 @@ from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.metrics import adjusted_mutual_info_score, silhouette_score
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import Normalizer
+from skorch.callbacks import Freezer
 
 from sklearn_shufdiv import (
     ShuffleDivideEmbedder,
@@ -93,6 +94,11 @@ def parse_args(argv=None):
                              "results before it existed used 'silhouette'")
     parser.add_argument("--cluster-negatives", choices=("exclude", "positive"), default=None,
                         help="the embedders' cluster_negatives (default: none)")
+    parser.add_argument("--freeze", default=None,
+                        help="encoder parameters not trained, as comma-separated fnmatch "
+                             "patterns of their names, passed as skorch's Freezer callback "
+                             "(e.g. '*embeddings*,*layer.[0-3].*': the embeddings and the "
+                             "lower 4 of MiniLM-L6's 6 layers; default: none)")
     parser.add_argument("--batch-size", type=int, default=64)
     parser.add_argument("--mini-batch-size", type=int, default=32)
     parser.add_argument("--learning-rate", type=float, default=3e-5)
@@ -153,6 +159,8 @@ def embedder_params(args, k, seed):
                   random_state=seed, verbose=1)
     if args.temperature is not None:
         params["temperature"] = args.temperature
+    if args.freeze:
+        params["callbacks"] = [("freeze", Freezer(args.freeze.split(",")))]
     return params
 
 
@@ -176,10 +184,11 @@ def run_embedder(Embedder, args, docs, y, k, seed):
 
 
 SETTINGS = ("corpus", "model", "n_docs", "max_epochs", "max_length", "max_windows",
-            "lexical_weight", "selection", "cluster_negatives", "batch_size",
+            "lexical_weight", "selection", "cluster_negatives", "freeze", "batch_size",
             "mini_batch_size", "learning_rate", "temperature", "n_init", "device")
 #: What a setting was in results saved before it existed.
-SETTINGS_BEFORE = {"max_windows": 1, "lexical_weight": 0, "selection": "silhouette"}
+SETTINGS_BEFORE = {"max_windows": 1, "lexical_weight": 0, "selection": "silhouette",
+                   "freeze": None}
 
 
 def previous_runs(args, stem):

@@ -125,3 +125,18 @@ def test_reproduce_lsa_on_a_small_corpus(reproduce):
     space = reproduce.fixed_space("lsa", None, docs, {})
     assert space.shape[0] == len(docs) and space.shape[1] < 100
     np.testing.assert_allclose(np.linalg.norm(space, axis=1), 1, rtol=1e-6)
+
+
+def test_reproduce_freeze_passes_skorch_freezer(reproduce, tmp_path):
+    args = reproduce.parse_args(["--freeze", "*embeddings*,*layer.[0-3].*"])
+    (name, freezer), = reproduce.embedder_params(args, k=5, seed=0)["callbacks"]
+    assert name == "freeze" and freezer.patterns == ["*embeddings*", "*layer.[0-3].*"]
+    assert "callbacks" not in reproduce.embedder_params(reproduce.parse_args([]), 5, 0)
+    # Results saved before --freeze existed resume as trained without it, and only so.
+    stem = tmp_path / "bbc"
+    saved = {k: getattr(reproduce.parse_args([]), k) for k in reproduce.SETTINGS}
+    del saved["freeze"]
+    (tmp_path / "bbc.json").write_text(json.dumps({"args": saved, "results": {}}))
+    assert reproduce.previous_runs(reproduce.parse_args(["--resume"]), stem) == {}
+    with pytest.raises(SystemExit, match="freeze"):
+        reproduce.previous_runs(reproduce.parse_args(["--resume", "--freeze", "*"]), stem)

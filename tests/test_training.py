@@ -6,7 +6,13 @@ import warnings
 import numpy as np
 import pytest
 import torch
-from skorch.callbacks import Callback, EarlyStopping, GradientNormClipping, LRScheduler
+from skorch.callbacks import (
+    Callback,
+    EarlyStopping,
+    Freezer,
+    GradientNormClipping,
+    LRScheduler,
+)
 from torch.optim.lr_scheduler import LambdaLR
 
 from sklearn_shufdiv.__main__ import main
@@ -65,6 +71,33 @@ def test_user_callbacks_lr_schedule_and_clipping_plug_into_fit(tiny_bert_path, c
     best = [row["selection_score_best"] for row in recorder.epoch_rows]
     scores = [row["selection_score"] for row in embedder.history_]
     assert best == [scores[e] > max(scores[:e]) for e in (1, 2)]
+
+
+class ParameterChanges(Callback):
+    """Which of the encoder's parameters training changed, from its first step to its end."""
+
+    def on_train_begin(self, net, **kwargs):
+        self.before = {n: p.detach().clone() for n, p in net.module_.named_parameters()}
+
+    def on_train_end(self, net, **kwargs):
+        self.changed = {n: not torch.equal(p.detach(), self.before[n])
+                        for n, p in net.module_.named_parameters()}
+
+
+def test_skorch_freezer_keeps_the_lower_layers_as_they_were(tiny_bert_path, corpus):
+    """Staying near the pretrained geometry by freezing layers is skorch's Freezer, a value
+    passed in ``callbacks``: the matched parameters do not move (AdamW's weight decay
+    included), the others train."""
+    docs, _ = corpus
+    changes = ParameterChanges()
+    ShuffleDivideEmbedder(tiny_bert_path, n_clusters=4, **SMALL, callbacks=[
+        Freezer(["*embeddings*", "*layer.0.*"]), ("changes", changes)]).fit(docs)
+    frozen = {n for n in changes.changed if "embeddings" in n or ".layer.0." in n}
+    assert frozen and len(frozen) < len(changes.changed)
+    assert not any(changes.changed[n] for n in frozen)
+    # Every other one trains, but BERT's pooler, which mean pooling does not use.
+    assert [n for n, c in changes.changed.items() if n not in frozen and not c] == [
+        "transformer.pooler.dense.weight", "transformer.pooler.dense.bias"]
 
 
 def test_early_stopping_monitors_the_selection_score(tiny_bert_path, corpus, tmp_path):
