@@ -44,7 +44,8 @@ from sklearn_shufdiv import (
     clustering_accuracy,
     datasets,
 )
-from sklearn_shufdiv.embedders import LexicalSpace, fuse
+from sklearn_shufdiv.embedders import LexicalSpace, SelectionCriterion, fuse
+from sklearn_shufdiv.embedders._selection import make_criterion
 
 LOADERS = {
     "bbc": datasets.fetch_bbc,
@@ -115,6 +116,10 @@ def parse_args(argv=None):
     parser.add_argument("--out", default=str(Path(__file__).parent / "results"))
     parser.add_argument("--tag", default="", help="suffix of the output file names")
     parser.add_argument("--no-plots", action="store_true")
+    parser.add_argument("--keep-epochs", action="store_true",
+                        help="also save every epoch's embeddings of the selection's sample "
+                             "(<stem>_<method>_seed<s>_epoch<e>.npy, the space transform "
+                             "returns), to compare criteria without training again")
     parser.add_argument("--resume", action="store_true",
                         help="keep the runs already in <stem>.json (same settings) and do "
                              "only the missing ones; every finished run is saved at once")
@@ -149,7 +154,33 @@ def cluster(space, k, seed, n_init):
     return SphericalKMeans(k, n_init=n_init, random_state=seed).fit_predict(space)
 
 
-def embedder_params(args, k, seed):
+class KeepEpochs(SelectionCriterion):
+    """The embedders' criterion, unchanged, saving each candidate epoch's embeddings of the
+    selection's sample (the space ``transform`` returns) to ``<prefix>_epoch<e>.npy``, and
+    the sample's indices in the corpus to ``<prefix>_sample_indices.npy``."""
+
+    def __init__(self, selection, prefix):
+        self.criterion = make_criterion(selection)
+        self.prefix = prefix
+        self.name = self.criterion.name
+        self.keep_all_weights = self.criterion.keep_all_weights
+
+    def prepare(self, context):
+        np.save(f"{self.prefix}_sample_indices.npy", context.sample_indices)
+        self.criterion.prepare(context)
+
+    def score(self, candidate, context):
+        np.save(f"{self.prefix}_epoch{candidate.epoch}.npy",
+                np.asarray(candidate.embeddings, dtype=np.float32))
+        return self.criterion.score(candidate, context)
+
+    def choose(self, context):
+        return self.criterion.choose(context)
+
+
+def embedder_params(args, k, seed, keep_epochs=None):
+    """The embedders' parameters of a run; ``keep_epochs``: the path prefix of its saved
+    epochs (with ``--keep-epochs``)."""
     params = dict(model_name_or_path=args.model, max_epochs=args.max_epochs,
                   max_length=args.max_length, max_windows=args.max_windows,
                   lexical_weight=args.lexical_weight, selection=args.selection,
@@ -161,12 +192,14 @@ def embedder_params(args, k, seed):
         params["temperature"] = args.temperature
     if args.freeze:
         params["callbacks"] = [("freeze", Freezer(args.freeze.split(",")))]
+    if keep_epochs:
+        params["selection"] = KeepEpochs(args.selection, keep_epochs)
     return params
 
 
-def run_embedder(Embedder, args, docs, y, k, seed):
+def run_embedder(Embedder, args, docs, y, k, seed, keep_epochs=None):
     start = time.perf_counter()
-    embedder = Embedder(**embedder_params(args, k, seed))
+    embedder = Embedder(**embedder_params(args, k, seed, keep_epochs))
     space = embedder.fit_transform(docs)  # the selection's embeddings of the corpus
     labels = cluster(space, k, seed, args.n_init)
     row = scores(y, labels, space)
@@ -250,7 +283,9 @@ def run(args, stem, device):
             else:
                 Embedder = {"tfidf-positive": TfidfPositiveEmbedder,
                             "shuffle-divide": ShuffleDivideEmbedder}[method]
-                row, space = run_embedder(Embedder, args, docs, y, k, seed)
+                keep = (str(space_cache(stem, method, seed))[:-len(".npy")]
+                        if args.keep_epochs else None)
+                row, space = run_embedder(Embedder, args, docs, y, k, seed, keep)
             row["seed"] = seed
             results[method] = sorted([*results[method], row], key=lambda r: r["seed"])
             save(args, stem, docs, results, device)

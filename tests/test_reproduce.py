@@ -16,7 +16,9 @@ import numpy as np
 import pytest
 from conftest import TOPICS, make_corpus
 
+from sklearn_shufdiv import clustering_accuracy
 from sklearn_shufdiv.datasets import _bbc
+from sklearn_shufdiv.embedders._selection import cluster
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -140,3 +142,27 @@ def test_reproduce_freeze_passes_skorch_freezer(reproduce, tmp_path):
     assert reproduce.previous_runs(reproduce.parse_args(["--resume"]), stem) == {}
     with pytest.raises(SystemExit, match="freeze"):
         reproduce.previous_runs(reproduce.parse_args(["--resume", "--freeze", "*"]), stem)
+
+
+def test_reproduce_keep_epochs_saves_every_candidate(reproduce, bbc_home, tiny_bert_path,
+                                                    tmp_path):
+    reproduce.main(_argv(bbc_home, tiny_bert_path, tmp_path, 1, "shuffle-divide",
+                         "--no-plots", "--keep-epochs"))
+    row, = json.loads((tmp_path / "bbc.json").read_text())["results"]["shuffle-divide"]
+    prefix = tmp_path / "bbc_shuffle-divide_seed0"
+    sample = np.load(f"{prefix}_sample_indices.npy")
+    epochs = [np.load(f"{prefix}_epoch{e}.npy") for e in (0, 1)]
+    assert all(e.shape[0] == len(sample) for e in epochs)
+    assert not np.allclose(epochs[0], epochs[1])  # the tuned epoch is another space
+    # The kept epoch's file is the sample's rows of the returned space, and its clustering
+    # is the one the run scored for that epoch.
+    kept = epochs[row["best_epoch"]]
+    space = np.load(f"{prefix}.npy")
+    unit = kept / np.linalg.norm(kept, axis=1, keepdims=True)
+    np.testing.assert_allclose(unit, space[sample], atol=1e-5)
+    # Each epoch's file clusters (the selection's k-means, the fit's seed) to the ACC the
+    # run recorded for that epoch: criteria can be computed again from the files alone.
+    _, y, _ = reproduce.load(reproduce.parse_args(["--data-home", str(bbc_home)]))
+    for e, saved in enumerate(epochs):
+        labels = cluster(saved, 4, random_state=0).labels
+        assert clustering_accuracy(y[sample], labels) == row["epochs"][e]["acc"]
