@@ -45,6 +45,7 @@ from sklearn_shufdiv import (
     datasets,
 )
 from sklearn_shufdiv.embedders import LexicalSpace, SelectionCriterion, fuse
+from sklearn_shufdiv.embedders._lexical import choose_lexical_weight
 from sklearn_shufdiv.embedders._selection import make_criterion
 
 LOADERS = {
@@ -85,11 +86,13 @@ def parse_args(argv=None):
                              "embedded (frozen, selection, final); 'all': whole; 1: "
                              "truncation, as the results before windowed encoding "
                              "(default: the embedders' default)")
-    parser.add_argument("--lexical-weight", type=float,
+    parser.add_argument("--lexical-weight",
+                        type=lambda text: text if text == "auto" else float(text),
                         default=ShuffleDivideEmbedder().lexical_weight,
                         help="the embedders' lexical_weight (tuned methods and "
                              "frozen-lexical; the frozen row is the encoder alone); 0: as "
-                             "the results before it existed (default: the embedders' default)")
+                             "the results before it existed; 'auto': chosen by the "
+                             "clusters (default: the embedders' default)")
     parser.add_argument("--selection", default=ShuffleDivideEmbedder().selection,
                         help="the embedders' epoch selection criterion (default: theirs); "
                              "results before it existed used 'silhouette'")
@@ -212,6 +215,7 @@ def run_embedder(Embedder, args, docs, y, k, seed, keep_epochs=None):
         for h, epoch_labels in zip(embedder.history_, embedder.selection_labels_)
     ]
     row["best_epoch"] = int(embedder.best_epoch_)
+    row["lexical_weight"] = embedder.lexical_weight_
     row["seconds"] = time.perf_counter() - start
     return row, space
 
@@ -276,10 +280,12 @@ def run(args, stem, device):
             start = time.perf_counter()
             if method in FIXED:
                 if method not in fixed:
-                    fixed[method] = fixed_space(method, args, docs, fixed)
+                    fixed[method] = fixed_space(method, args, docs, fixed, k)
                 space = fixed[method]
                 labels = cluster(space, k, seed, args.n_init)
                 row = {**scores(y, labels, space), "seconds": time.perf_counter() - start}
+                if method == "frozen-lexical":
+                    row["lexical_weight"] = fixed["frozen-lexical weight"]
             else:
                 Embedder = {"tfidf-positive": TfidfPositiveEmbedder,
                             "shuffle-divide": ShuffleDivideEmbedder}[method]
@@ -302,15 +308,20 @@ def run(args, stem, device):
 FIXED = ("tfidf", "lsa", "frozen", "frozen-lexical")
 
 
-def fixed_space(method, args, docs, fixed):
-    """``method``'s space of ``docs``; ``fixed`` holds those computed already."""
+def fixed_space(method, args, docs, fixed, k=None):
+    """``method``'s space of ``docs``; ``fixed`` holds those computed already (and the
+    weight of the words of "frozen-lexical"); ``k``: the clusters of an "auto" weight."""
     if method == "frozen-lexical":
         # What ShuffleDivideEmbedder(max_epochs=0, lexical_weight=w, random_state=0)
         # returns (tests/test_lexical.py), without embedding the corpus a second time.
         if "frozen" not in fixed:
             fixed["frozen"] = fixed_space("frozen", args, docs, fixed)
         lexical = LexicalSpace(random_state=0).fit(docs).transform(docs)
-        return fuse(fixed["frozen"], lexical, args.lexical_weight)
+        weight = args.lexical_weight
+        if weight == "auto":  # chosen as the embedder chooses it on a sample of all
+            weight, _ = choose_lexical_weight(fixed["frozen"], lexical, k, random_state=0)
+        fixed["frozen-lexical weight"] = weight
+        return fuse(fixed["frozen"], lexical, weight)
     if method == "frozen":
         return ShuffleDivideEmbedder(args.model, max_epochs=0, max_length=args.max_length,
                                      max_windows=args.max_windows, lexical_weight=0,

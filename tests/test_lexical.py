@@ -155,6 +155,7 @@ def test_cli_default_is_the_embedders():
     parser = build_parser()
     assert parser.parse_args(["demo"]).lexical_weight == DEFAULT_LEXICAL_WEIGHT
     assert parser.parse_args(["demo", "--lexical-weight", "0"]).lexical_weight == 0
+    assert parser.parse_args(["demo", "--lexical-weight", "auto"]).lexical_weight == "auto"
 
 
 @pytest.mark.parametrize("bad", ["1", "-0.2", "x"])
@@ -184,7 +185,21 @@ def test_cli_clusters_with_the_words(tmp_path, capsys, tiny_bert_path, corpus):
         reports[weight] = json.loads((tmp_path / f"r{weight}.json").read_text())
     assert reports["0.5"]["settings"]["lexical_weight"] == 0.5
     assert reports["0"]["settings"]["lexical_weight"] == 0
+    assert reports["0"]["settings"]["lexical_weight_used"] == 0
     assert "words weighted 0.5" in capsys.readouterr().out
+    # "auto": the frozen encoder too clusters its sample to choose, as the embedder does.
+    from sklearn_shufdiv.embedders._lexical import AUTO_WEIGHTS
+
+    assert main([*common, "-o", str(tmp_path / "auto.csv"), "--lexical-weight", "auto",
+                 "--report", str(tmp_path / "auto.json")]) == 0
+    settings = json.loads((tmp_path / "auto.json").read_text())["settings"]
+    chosen = ShuffleDivideEmbedder(tiny_bert_path, lexical_weight="auto", n_clusters=4,
+                                   max_length=32, max_epochs=0, verbose=0).fit(docs)
+    assert settings["lexical_weight"] == "auto"
+    assert settings["lexical_weight_used"] == chosen.lexical_weight_ in AUTO_WEIGHTS
+    out = capsys.readouterr().out
+    assert "words weighted by the clusters (auto)" in out
+    assert f"words:        weighted {chosen.lexical_weight_:g} (chosen by the clusters" in out
     # Three documents share too few words for a lexical space: refused, with the fix.
     small = tmp_path / "small.txt"
     small.write_text("first doc here\nthird doc\nfourth doc\n", encoding="utf-8")
@@ -193,3 +208,77 @@ def test_cli_clusters_with_the_words(tmp_path, capsys, tiny_bert_path, corpus):
                    "--quiet"])
     assert status == 2
     assert "--lexical-weight 0" in capsys.readouterr().err
+
+
+def test_choose_lexical_weight_is_the_two_space_silhouette():
+    """Each weight's clustering scored by its silhouettes in the encoder's and in the LSA
+    space, each over that space's own clustering's: computed here with scikit-learn."""
+    from sklearn.metrics import silhouette_score
+
+    from sklearn_shufdiv import SphericalKMeans
+    from sklearn_shufdiv.embedders._lexical import AUTO_WEIGHTS, choose_lexical_weight
+
+    rng = np.random.default_rng(1)
+    topic = np.repeat([0, 1, 2, 3], 15)
+    # The encoder merges topics 2 and 3, the words merge 0 and 1.
+    enc = np.eye(4)[np.where(topic == 3, 2, topic)] * 3 + rng.normal(size=(60, 4))
+    lex = normalize(np.eye(4)[np.where(topic == 1, 0, topic)] * 3 + rng.normal(size=(60, 4)))
+    weight, scores = choose_lexical_weight(enc, lex, 4, random_state=2)
+
+    def labels(space):
+        return SphericalKMeans(4, random_state=2).fit_predict(space)
+
+    def sil(space, lab):
+        return silhouette_score(space, lab, metric="cosine")
+
+    base_e, base_l = sil(enc, labels(normalize(enc))), sil(lex, labels(lex))
+    expected = {w: sil(enc, labels(fuse(enc, lex, w))) / base_e
+                + sil(lex, labels(fuse(enc, lex, w))) / base_l for w in AUTO_WEIGHTS}
+    assert scores.keys() == expected.keys()
+    np.testing.assert_allclose(list(scores.values()), list(expected.values()), rtol=1e-5)
+    assert weight == max(expected, key=expected.get)
+    assert 0 < weight  # each space alone merges two topics: the mix is chosen
+    # A single candidate is returned as it is.
+    assert choose_lexical_weight(enc, lex, 4, weights=[0.3])[0] == 0.3
+
+
+def test_auto_weight_is_chosen_on_the_untuned_sample(tiny_bert_path, corpus, tmp_path):
+    from sklearn_shufdiv.embedders._lexical import choose_lexical_weight
+
+    docs, _ = corpus
+    embedder = ShuffleDivideEmbedder(tiny_bert_path, lexical_weight="auto", n_clusters=4,
+                                     selection_sample_size=30, **SMALL).fit(docs)
+    # The choice, made on the sample's embeddings by the untuned encoder and its words.
+    untuned = ShuffleDivideEmbedder(tiny_bert_path, lexical_weight=0,
+                                    **{**SMALL, "max_epochs": 0}).fit(docs)
+    sample = [docs[i] for i in embedder.selection_indices_]
+    rows = embedder.lexical_.transform(sample)
+    expected, _ = choose_lexical_weight(untuned.transform(sample), rows, 4, random_state=0)
+    assert embedder.lexical_weight_ == expected
+    # transform fuses at the chosen weight; a number set later is used as it is.
+    encoder_only = embedder.set_params(lexical_weight=0).transform(docs)
+    for weight in ("auto", 0.2):
+        got = embedder.set_params(lexical_weight=weight).transform(docs)
+        w = expected if weight == "auto" else weight
+        np.testing.assert_allclose(got, fuse(encoder_only, embedder.lexical_.transform(docs), w),
+                                   atol=1e-6)
+    assert got.shape[1] == embedder.get_feature_names_out().shape[0]
+    # A fit resumed from its checkpoints has the weight it chose (epoch 0, the untuned
+    # encoder, is not embedded again).
+    first = ShuffleDivideEmbedder(tiny_bert_path, lexical_weight="auto", n_clusters=4,
+                                  checkpoint_dir=tmp_path, **{**SMALL, "max_epochs": 2})
+    first.fit(docs)
+    resumed = ShuffleDivideEmbedder(tiny_bert_path, lexical_weight="auto", n_clusters=4,
+                                    checkpoint_dir=tmp_path, **{**SMALL, "max_epochs": 2})
+    resumed.fit(docs)
+    assert resumed.lexical_weight_ == first.lexical_weight_
+    np.testing.assert_array_equal(resumed.transform(docs), first.transform(docs))
+
+
+def test_auto_weight_without_clusters_is_the_even_mix(tiny_bert_path, corpus):
+    docs, _ = corpus
+    embedder = ShuffleDivideEmbedder(tiny_bert_path, lexical_weight="auto",
+                                     **{**SMALL, "max_epochs": 0}).fit(docs)
+    assert embedder.lexical_weight_ == 0.5
+    np.testing.assert_array_equal(
+        embedder.transform(docs), embedder.set_params(lexical_weight=0.5).transform(docs))

@@ -166,3 +166,18 @@ def test_reproduce_keep_epochs_saves_every_candidate(reproduce, bbc_home, tiny_b
     for e, saved in enumerate(epochs):
         labels = cluster(saved, 4, random_state=0).labels
         assert clustering_accuracy(y[sample], labels) == row["epochs"][e]["acc"]
+
+
+def test_reproduce_auto_weight_is_the_embedders(reproduce, bbc_home, tiny_bert_path, tmp_path):
+    from sklearn_shufdiv.embedders._lexical import AUTO_WEIGHTS
+
+    reproduce.main(_argv(bbc_home, tiny_bert_path, tmp_path, 1,
+                         "frozen,frozen-lexical,shuffle-divide", "--no-plots",
+                         "--lexical-weight", "auto"))
+    results = json.loads((tmp_path / "bbc.json").read_text())["results"]
+    frozen_lexical, = results["frozen-lexical"]
+    tuned, = results["shuffle-divide"]
+    # The frozen row chooses on the whole corpus as the embedder (seed 0) chooses on its
+    # sample of all of it, from the same untuned embeddings.
+    assert frozen_lexical["lexical_weight"] in AUTO_WEIGHTS
+    assert tuned["lexical_weight"] == frozen_lexical["lexical_weight"]

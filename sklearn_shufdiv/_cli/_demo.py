@@ -105,4 +105,7 @@ def run_demo(args):
         print(f"{name:16}{score_text(result.acc):>8}{score_text(result.ami):>8}"
               f"{score_text(result.silhouette):>12}{result.seconds:>10.1f}")
     print(f"chosen epoch: {epoch_text(results['shuffle-divide'])}")
+    if settings.lexical_weight == "auto":
+        print("words:        weighted " + ", ".join(
+            f"{result.lexical_weight:g} ({name})" for name, result in results.items()))
     return 0

@@ -70,14 +70,16 @@ _windows.__name__ = 'integer >= 1 or "all"'
 
 
 def _weight(text):
-    """``--lexical-weight``: a number in [0, 1)."""
+    """``--lexical-weight``: a number in [0, 1), or "auto"."""
+    if text == "auto":
+        return text
     value = float(text)
     if not 0 <= value < 1:
         raise ValueError(text)
     return value
 
 
-_weight.__name__ = "number in [0, 1)"
+_weight.__name__ = 'number in [0, 1) or "auto"'
 
 
 def _add_model_options(parser):
@@ -106,7 +108,8 @@ def _add_model_options(parser):
     group.add_argument("--lexical-weight", type=_weight, default=DEFAULT_LEXICAL_WEIGHT,
                        metavar="W",
                        help="share of the words in the embedding: the encoder's space is "
-                            "joined with the corpus' LSA space, cosines weighted 1-W and W "
+                            "joined with the corpus' LSA space, cosines weighted 1-W and W; "
+                            "'auto': the weight whose clustering is best in both spaces "
                             f"(default: {DEFAULT_LEXICAL_WEIGHT}; 0: the encoder alone); "
                             "a corpus needs words shared by 2 documents to half of them")
     group.add_argument("--seed", type=int, default=0,

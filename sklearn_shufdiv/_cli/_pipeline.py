@@ -54,6 +54,9 @@ class Clustering:
     criterion : str or None
         The selection criterion's name in words (e.g. "untuned silhouette"), when
         ``selected``.
+    lexical_weight : float or None
+        The weight of the words the embeddings have (``lexical_weight_``: with "auto",
+        the one chosen).
     scored_documents : int or None
         How many documents the epoch selection clustered (None: no selection).
     acc, ami : float or None
@@ -70,6 +73,7 @@ class Clustering:
     history: list = field(default_factory=list)
     scored_documents: int | None = None
     criterion: str | None = None
+    lexical_weight: float | None = None
     acc: float | None = None
     ami: float | None = None
 
@@ -172,7 +176,8 @@ def make_embedder(args, settings, method, n_clusters, *, select=True):
         params["max_epochs"] = settings.max_epochs
     cls = TfidfPositiveEmbedder if method == "tfidf" else ShuffleDivideEmbedder
     embedder = cls(args.model or default_model(), **params)
-    if select and embedder.max_epochs > 0:
+    # The clustering chooses the epoch, and with "auto" the weight of the words.
+    if select and (embedder.max_epochs > 0 or settings.lexical_weight == "auto"):
         embedder.set_params(n_clusters=n_clusters)
     return embedder
 
@@ -286,7 +291,8 @@ def embed_and_cluster(args, settings, texts, n_clusters, *, method, select=True,
                         embedder.n_clusters is not None, time.perf_counter() - start,
                         embeddings=embeddings, history=list(embedder.history_),
                         scored_documents=None if indices is None else len(indices),
-                        criterion=criterion_words(embedder) if embedder.n_clusters else None)
+                        criterion=criterion_words(embedder) if embedder.n_clusters else None,
+                        lexical_weight=embedder.lexical_weight_)
     if labels is not None:
         labels = np.asarray(labels)
         result.acc = float(clustering_accuracy(labels, clusters))

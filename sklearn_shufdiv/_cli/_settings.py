@@ -46,13 +46,15 @@ class Settings:
     max_epochs: int
     from_device: tuple = ()
     max_windows: object = DEFAULT_MAX_WINDOWS
-    lexical_weight: float = DEFAULT_LEXICAL_WEIGHT
+    lexical_weight: object = DEFAULT_LEXICAL_WEIGHT
 
     def describe(self, training=True):
         """In words; without ``training`` (the frozen method), the length alone."""
         read = ("whole documents" if self.max_windows is None else
                 f"{self.max_windows} window{'s' if self.max_windows != 1 else ''} a document")
-        if self.lexical_weight > 0:
+        if self.lexical_weight == "auto":
+            read += ", words weighted by the clusters (auto)"
+        elif self.lexical_weight > 0:
             read += f", words weighted {self.lexical_weight:g}"
         if training:
             epochs = f"{self.max_epochs} epoch{'s' if self.max_epochs != 1 else ''}"

@@ -109,6 +109,11 @@ def summary_lines(corpus, result, args, settings, descriptions, paths):
     lines += [
         f"method:       {args.method}",
         f"settings:     {settings.describe(args.method != 'frozen')}",
+    ]
+    if settings.lexical_weight == "auto":
+        lines.append(f"words:        weighted {result.lexical_weight:g} (chosen by the "
+                     "clusters: --lexical-weight auto)")
+    lines += [
         f"epoch:        {epoch_text(result)}",
         f"clusters:     {args.n_clusters}",
         "sizes:        " + ", ".join(f"{k}: {n}" for k, n in enumerate(sizes)),
@@ -140,6 +145,7 @@ def report(corpus, result, args, settings, descriptions, paths):
         "settings": {"device": settings.device, "max_length": settings.max_length,
                      "max_windows": settings.max_windows,
                      "lexical_weight": settings.lexical_weight,
+                     "lexical_weight_used": result.lexical_weight,
                      "batch_size": settings.batch_size, "max_epochs": settings.max_epochs,
                      "seed": args.seed},
         "epoch": result.epoch,

@@ -2,7 +2,6 @@
 export. Subclasses only say how positive pairs are made."""
 
 import warnings
-from functools import partial
 from numbers import Integral, Real
 from pathlib import Path
 
@@ -19,7 +18,7 @@ from ._device import resolve_device, resolve_mini_batch_size
 from ._distributed import AverageGradients, CrossProcessNTXentLoss, rank_and_world
 from ._encoder import save_pretrained
 from ._fingerprint import describe_params, documents_digest, fingerprint, model_digest
-from ._lexical import LexicalSpace, fuse
+from ._lexical import AUTO_FALLBACK_WEIGHT, FusedSpace, LexicalSpace, fuse
 from ._loading import checked_max_length, load_encoder
 from ._loss import NTXentLoss
 from ._positives import content_keys
@@ -77,7 +76,7 @@ class BaseContrastiveEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         "max_windows": [Interval(Integral, 1, None), None],
         "window_stride": [Interval(Integral, 1, None), None],
         "max_view_windows": [Interval(Integral, 1, None), None],
-        "lexical_weight": [Interval(Real, 0, 1, closed="left")],
+        "lexical_weight": [Interval(Real, 0, 1, closed="left"), Options({"auto"})],
         "lexical_components": [Interval(Integral, 1, None)],
         "cluster_negatives": [Options({"exclude", "positive"}), None],
         "temperature": [Interval(Real, 0, None, closed="neither")],
@@ -176,6 +175,7 @@ class BaseContrastiveEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
             interrupted = self._train(net, fit)
         self.net_ = net
         self.lexical_ = fit.lexical
+        self.lexical_weight_ = self._fitted_lexical_weight(fit)
         self._n_features_out = encoder.dim + (
             0 if fit.lexical is None else fit.lexical.n_components_)
         embeddings = fit.selection.best_embeddings
@@ -183,6 +183,19 @@ class BaseContrastiveEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         if interrupted:
             self._warn_interrupted()
         return embeddings, fit.lexical_rows
+
+    def _fitted_lexical_weight(self, fit):
+        """The weight of the words the fit settled: ``lexical_weight``, or with "auto"
+        the selection space's choice (the fallback without ``n_clusters``)."""
+        if self.lexical_weight != "auto":
+            return float(self.lexical_weight)
+        space = fit.selection.space
+        return AUTO_FALLBACK_WEIGHT if space is None else space.weight_
+
+    def _lexical_weight(self):
+        """The weight ``transform`` uses: ``lexical_weight`` as it is set now, "auto"
+        being the fitted choice."""
+        return self.lexical_weight_ if self.lexical_weight == "auto" else self.lexical_weight
 
     def _begin_fit(self, documents):
         """The :class:`FitState` of a fit on ``documents``: device, seed, processes, the
@@ -202,7 +215,8 @@ class BaseContrastiveEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
                     f"{type(self).__name__} needs at least {2 * world_size} training pairs, "
                     "but " + fit.positives.describe_shortage(len(documents)))
             self._on_positives(fit.positives)
-        if self.lexical_weight > 0:  # the corpus' rows: for the selection and fit_transform
+        if self.lexical_weight == "auto" or self.lexical_weight > 0:  # for the selection
+            # and fit_transform: the corpus' lexical rows
             fit.lexical = LexicalSpace(self.lexical_components, seed).fit(documents)
             fit.lexical_rows = fit.lexical.transform(documents)
         criterion = context = space = None
@@ -214,8 +228,8 @@ class BaseContrastiveEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
                                        self.selection_indices_, self.n_clusters, seed)
             criterion = make_criterion(self.selection)
             if fit.lexical is not None:  # epochs are scored in the space transform returns
-                space = partial(fuse, lexical=fit.lexical_rows[self.selection_indices_],
-                                weight=self.lexical_weight)
+                space = FusedSpace(fit.lexical_rows[self.selection_indices_],
+                                   self.lexical_weight, self.n_clusters, seed)
         fit.selection = EpochSelection(criterion, context, last_epoch=self.max_epochs,
                                        keep_embeddings=size >= len(documents), space=space)
         return fit
@@ -337,12 +351,15 @@ class BaseContrastiveEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         check_is_fitted(self)
         validate_estimator_params(self)  # window_stride is checked where windows are cut
         documents = check_documents(X)
-        if self.lexical_weight > 0 and self.lexical_ is None:
+        weight = self._lexical_weight()
+        if weight > 0 and self.lexical_ is None:
             raise ValueError(
                 f"lexical_weight={self.lexical_weight}: this embedder was fitted with "
                 "lexical_weight=0, so it has no lexical space; fit it again with the "
                 "lexical_weight to use.")
-        lexical = self.lexical_.transform(documents) if self.lexical_weight > 0 else None
+        # "auto" keeps the fused shape even where it chose 0 (zero lexical columns).
+        words = self.lexical_ is not None and (self.lexical_weight == "auto" or weight > 0)
+        lexical = self.lexical_.transform(documents) if words else None
         return self._postprocess(self.net_.embed(
             documents, verbose=self.verbose, max_windows=self.max_windows,
             window_stride=self.window_stride), lexical)
@@ -352,7 +369,7 @@ class BaseContrastiveEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         lexical rows (None: the encoder alone)."""
         fused = lexical is not None
         if fused:  # rows of norm 1 up to rounding (or below, a document without its words)
-            embeddings = fuse(embeddings, lexical, self.lexical_weight)
+            embeddings = fuse(embeddings, lexical, self._lexical_weight())
         # Normalised as the selection's clustering normalises its space, to the last bit.
         if self.normalize or fused:
             norms = np.linalg.norm(embeddings, axis=1, keepdims=True)

@@ -295,8 +295,9 @@ class EpochSelection(Callback):
         Keep the sample's embeddings by the best weights, as ``best_embeddings``.
     space : callable or None, default=None
         Maps the sample's encoder embeddings to the space that is clustered and
-        scored: the space ``transform`` returns (with ``lexical_weight > 0``, the
-        embeddings fused with the sample's lexical rows). None: the embeddings.
+        scored: the space ``transform`` returns (with the words, a
+        :class:`~sklearn_shufdiv.embedders._lexical.FusedSpace`, whose ``state`` is
+        checkpointed). None: the embeddings.
 
     Attributes
     ----------
@@ -403,6 +404,8 @@ class EpochSelection(Callback):
             return {"kept": sorted(self.kept)}, {}
         meta = {"kept": sorted(self.kept), "best_epoch": self.best_epoch,
                 "scores": {str(e): s for e, s in self.context.scores.items()}}
+        if hasattr(self.space, "state"):  # what the space chose (lexical_weight="auto")
+            meta["space"] = self.space.state()
         tensors = {f"labels.{e}": torch.from_numpy(np.asarray(labels, dtype=np.int64))
                    for e, labels in self.context.labels.items()}
         if self.context.untuned is not None:
@@ -431,3 +434,5 @@ class EpochSelection(Callback):
                                    for e in self.context.scores}
             if "untuned" in tensors:
                 self.context.untuned = tensors["untuned"].numpy()
+            if meta.get("space") is not None and self.space is not None:
+                self.space.load_state(meta["space"])
