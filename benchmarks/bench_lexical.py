@@ -6,6 +6,8 @@ package's default reads them (windows of 128 tokens, at most 16 a document) with
 (seed 0) is fitted on the same documents and the two are fused by the package's ``fuse`` at
 each of ``--weights`` (0 is the encoder alone): exactly what the embedder's ``transform``
 returns with ``max_epochs=0`` and that ``lexical_weight`` (a test checks the equality).
+``auto`` is ``lexical_weight="auto"`` as a fit with ``random_state=seed`` chooses it (on
+its selection sample of at most 5,000 documents), clustered with the same seed.
 TF-IDF and LSA as ``bench_windows.py`` makes them are measured in the same run on the same
 documents. Each space: ``SphericalKMeans(n_classes, n_init=10, random_state=seed)`` for
 ``--seeds`` seeds (best objective of 10 runs each; labels only score), ACC and AMI, mean and
@@ -35,14 +37,17 @@ from bench_windows import (
     merge_summary,
     score,
 )
+from sklearn.metrics import adjusted_mutual_info_score
 
+from sklearn_shufdiv import SphericalKMeans, clustering_accuracy
 from sklearn_shufdiv.embedders import LexicalSpace, fuse
+from sklearn_shufdiv.embedders._lexical import choose_lexical_weight
 
 
 def parse_args(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--corpora", default="bbc,reuters,20news")
-    parser.add_argument("--weights", default="0,0.3,0.5,0.7")
+    parser.add_argument("--weights", default="0,0.3,0.5,0.7,auto")
     parser.add_argument("--seeds", type=int, default=5)
     parser.add_argument("--20news-docs", dest="news_docs", type=int, default=4000,
                         help="stratified sample of 20 Newsgroups (0: all)")
@@ -74,17 +79,45 @@ def run_corpus(name, args):
     embeddings = encoder_space(name, docs, args)
     lexical = LexicalSpace(100, random_state=0).fit(docs).transform(docs)
     spaces = dict(bag_of_words(docs))
-    for weight in map(float, args.weights.split(",")):
-        spaces[f"lexical_weight={weight:g}"] = fuse(embeddings, lexical, weight)
+    for weight in args.weights.split(","):
+        if weight != "auto":
+            spaces[f"lexical_weight={float(weight):g}"] = fuse(embeddings, lexical,
+                                                               float(weight))
+    if "auto" in args.weights.split(","):
+        spaces["lexical_weight=auto"] = None  # chosen per seed, below
     rows = []
     for space_name, space in spaces.items():
-        result = score(space, y, args.seeds)
+        if space is None:
+            result = score_auto(embeddings, lexical, y, args.seeds)
+        else:
+            result = score(space, y, args.seeds)
         rows.append({"corpus": name, "n_docs": len(docs), "space": space_name, **result})
         print(f"| {name} ({len(docs)}) | {space_name} | {result['acc_mean']:.4f} ± "
               f"{result['acc_std']:.4f} | {result['ami_mean']:.4f} ± {result['ami_std']:.4f} |",
               flush=True)
     (args.out / f"lexical_{name}.json").write_text(json.dumps(rows, indent=1))
     return rows
+
+
+def score_auto(embeddings, lexical, y, seeds, sample_size=5000):
+    """``lexical_weight="auto"`` as a fit with ``random_state=seed`` makes it (the
+    weight chosen on the selection's sample, ``selection_sample_size`` documents drawn as
+    the embedder draws them), then ``SphericalKMeans(k, n_init=10, random_state=seed)`` of
+    the whole corpus fused at that weight, for each seed."""
+    k = len(np.unique(y))
+    rows, weights = [], []
+    for seed in range(seeds):
+        sample = np.sort(np.random.RandomState(seed).permutation(len(y))[:sample_size])
+        weight, _ = choose_lexical_weight(embeddings[sample], lexical[sample], k,
+                                          random_state=seed)
+        labels = SphericalKMeans(k, n_init=10, random_state=seed).fit_predict(
+            fuse(embeddings, lexical, weight))
+        rows.append((clustering_accuracy(y, labels), adjusted_mutual_info_score(y, labels)))
+        weights.append(weight)
+    acc, ami = np.array(rows).T
+    return {"acc_mean": float(acc.mean()), "acc_std": float(acc.std()),
+            "ami_mean": float(ami.mean()), "ami_std": float(ami.std()),
+            "acc": acc.tolist(), "ami": ami.tolist(), "weights": weights}
 
 
 def summary_entries(rows):
@@ -102,6 +135,7 @@ def summary_entries(rows):
             "ami_mean": r["ami_mean"], "ami_std": r["ami_std"],
             "frozen_acc_mean": frozen_row["acc_mean"], "frozen_ami_mean": frozen_row["ami_mean"],
             "command": "python benchmarks/bench_lexical.py",
+            **({"lexical_weights": r["weights"]} if "weights" in r else {}),
         })
     return entries
 

@@ -173,6 +173,13 @@ def test_estimate_adds_up(_settings):
     passes = _settings.TRAINING_PASSES_PER_VIEW
     assert tuned.training == pytest.approx(2 * 6 * 2 * 10 * passes * 0.01)
     assert tuned.embedding == pytest.approx(3 * 6 * 10 * 0.01)  # epochs 0, 1, 2; reused
+    # lexical_weight="auto" embeds the untuned sample to choose, also without training;
+    # a sample of the whole corpus is reused, a smaller one is not.
+    for weight, sample_size, expected in (("auto", 4, 4 + 6), (0.5, 4, 6), ("auto", 100, 6)):
+        settings.lexical_weight = weight
+        frozen = _settings.estimate(Tokenizer(), texts, settings, 0.01, method="frozen",
+                                    select=True, sample_size=sample_size, seed=0)
+        assert frozen.embedding == pytest.approx(expected * 10 * 0.01)
     # Documents are read up to max_windows windows of max_length tokens, or whole.
     for windows, tokens in ((2, 20), (None, 40)):
         settings.max_windows = windows
@@ -190,8 +197,8 @@ def test_default_settings_on_the_command_line(capsys, tmp_path, tiny_bert_path):
                            "--model", tiny_bert_path, "--method", "frozen", "--device", "cpu")
     assert status == 0, err
     # The tiny BERT's limit (64) is below the CPU's 128 tokens; frozen: nothing trains.
-    assert ("settings:     cpu, 64 tokens, 16 windows a document, words weighted 0.5, no "
-            "training (the cpu defaults: --max-length 64)") in out
+    assert ("settings:     cpu, 64 tokens, 16 windows a document, words weighted by the "
+            "clusters (auto), no training (the cpu defaults: --max-length 64)") in out
     assert "estimated time: about " in err and "(embedding)" in err
 
 

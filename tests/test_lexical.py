@@ -199,7 +199,7 @@ def test_cli_clusters_with_the_words(tmp_path, capsys, tiny_bert_path, corpus):
     assert settings["lexical_weight_used"] == chosen.lexical_weight_ in AUTO_WEIGHTS
     out = capsys.readouterr().out
     assert "words weighted by the clusters (auto)" in out
-    assert f"words:        weighted {chosen.lexical_weight_:g} (chosen by the clusters" in out
+    assert f"words:        weighted {chosen.lexical_weight_:g} (--lexical-weight auto" in out
     # Three documents share too few words for a lexical space: refused, with the fix.
     small = tmp_path / "small.txt"
     small.write_text("first doc here\nthird doc\nfourth doc\n", encoding="utf-8")

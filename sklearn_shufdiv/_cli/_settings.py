@@ -161,7 +161,9 @@ def estimate(tokenizer, texts, settings, per_token, *, method, select, sample_si
     view = np.minimum(lengths / 2 if method == "shuffle-divide" else lengths,
                       settings.max_length).mean()
     training = epochs * n * 2 * view * TRAINING_PASSES_PER_VIEW * per_token
-    scored = min(n, sample_size) if select and epochs else 0
+    # Scored: each epoch's sample, and the untuned one alone for lexical_weight="auto".
+    scored = (min(n, sample_size) if select and (epochs or settings.lexical_weight == "auto")
+              else 0)
     final = 0 if scored == n else n  # the selection's embeddings are reused when whole
     embedding = ((epochs + 1) * scored + final) * document * per_token
     return Estimate(float(training), float(embedding))

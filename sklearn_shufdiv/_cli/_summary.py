@@ -111,8 +111,8 @@ def summary_lines(corpus, result, args, settings, descriptions, paths):
         f"settings:     {settings.describe(args.method != 'frozen')}",
     ]
     if settings.lexical_weight == "auto":
-        lines.append(f"words:        weighted {result.lexical_weight:g} (chosen by the "
-                     "clusters: --lexical-weight auto)")
+        lines.append(f"words:        weighted {result.lexical_weight:g} (--lexical-weight "
+                     "auto: chosen by the clusters; 0.5 with --no-select-epoch)")
     lines += [
         f"epoch:        {epoch_text(result)}",
         f"clusters:     {args.n_clusters}",

@@ -2,7 +2,7 @@
 
 from ._base import FitInterruptedWarning
 from ._encoder import MeanPoolingEncoder
-from ._lexical import LexicalSpace, fuse
+from ._lexical import LexicalSpace, choose_lexical_weight, fuse
 from ._loading import load_encoder
 from ._loss import NTXentLoss, nt_xent_loss
 from ._neighbors import (
@@ -42,6 +42,7 @@ __all__ = [
     "TfidfPositiveEmbedder",
     "UntunedSilhouetteCriterion",
     "ViewBatch",
+    "choose_lexical_weight",
     "fuse",
     "load_encoder",
     "mine_tfidf_positives",
