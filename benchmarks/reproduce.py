@@ -25,11 +25,13 @@ import argparse
 import json
 import os
 import platform
+import sys
 import time
 from pathlib import Path
 
 import numpy as np
 import torch
+from bench_windows import merge_summary
 from sklearn.decomposition import TruncatedSVD
 from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.metrics import adjusted_mutual_info_score, silhouette_score
@@ -119,6 +121,11 @@ def parse_args(argv=None):
     parser.add_argument("--out", default=str(Path(__file__).parent / "results"))
     parser.add_argument("--tag", default="", help="suffix of the output file names")
     parser.add_argument("--no-plots", action="store_true")
+    parser.add_argument("--summary", metavar="NAME", default=None,
+                        help="also write the tuned runs (shuffle-divide, else "
+                             "tfidf-positive) to <out>/quality_summary.json as method NAME, "
+                             "and frozen-lexical as NAME-frozen-lexical, with the frozen "
+                             "figures of the same run and this command")
     parser.add_argument("--keep-epochs", action="store_true",
                         help="also save every epoch's embeddings of the selection's sample "
                              "(<stem>_<method>_seed<s>_epoch<e>.npy, the space transform "
@@ -336,6 +343,34 @@ def fixed_space(method, args, docs, fixed, k=None):
     return make_pipeline(svd, Normalizer()).fit_transform(X)
 
 
+def summary_entries(args, results, n_docs, argv):
+    """``quality_summary.json`` entries of the tuned method and of frozen-lexical: mean and
+    std over the seeds run, beside the frozen encoder's mean of the same run."""
+    frozen = results.get("frozen") or []
+    if not frozen:
+        raise SystemExit("--summary needs the frozen row of the same run (--methods frozen,...)")
+    tuned = "shuffle-divide" if results.get("shuffle-divide") else "tfidf-positive"
+    names = {tuned: args.summary, "frozen-lexical": f"{args.summary}-frozen-lexical"}
+    entries = []
+    for method, name in names.items():
+        rows = results.get(method) or []
+        if not rows:
+            continue
+        acc, ami = (np.array([r[key] for r in rows]) for key in ("acc", "ami"))
+        entry = {"corpus": args.corpus, "method": name, "n_docs": n_docs,
+                 "max_length": args.max_length, "max_windows": args.max_windows,
+                 "seeds": len(rows), "acc_mean": float(acc.mean()), "acc_std": float(acc.std()),
+                 "ami_mean": float(ami.mean()), "ami_std": float(ami.std()),
+                 "frozen_acc_mean": float(np.mean([r["acc"] for r in frozen])),
+                 "frozen_ami_mean": float(np.mean([r["ami"] for r in frozen])),
+                 "command": "python benchmarks/reproduce.py " + " ".join(argv)}
+        for key in ("best_epoch", "lexical_weight"):
+            if key in rows[0]:
+                entry[key + "s"] = [r[key] for r in rows]
+        entries.append(entry)
+    return entries
+
+
 def summarise(args, results):
     lines = ["| method | seeds | ACC | AMI | silhouette | epoch | seconds |",
              "|---|---|---|---|---|---|---|"]
@@ -424,6 +459,10 @@ def main(argv=None):
     save(args, stem, docs, results, device)
     if not args.no_plots:
         plot(args, y, names, results, spaces, str(stem))
+    if args.summary:
+        merge_summary(out / "quality_summary.json",
+                      summary_entries(args, results, len(docs), sys.argv[1:] if argv is None
+                                      else argv))
     print(header)
     print(table)
 

@@ -28,7 +28,11 @@ def reproduce():
     spec = importlib.util.spec_from_file_location("reproduce",
                                                   ROOT / "benchmarks" / "reproduce.py")
     module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    sys.path.insert(0, str(ROOT / "benchmarks"))  # it imports its sibling bench_windows
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
     return module
 
 
@@ -181,3 +185,24 @@ def test_reproduce_auto_weight_is_the_embedders(reproduce, bbc_home, tiny_bert_p
     # sample of all of it, from the same untuned embeddings.
     assert frozen_lexical["lexical_weight"] in AUTO_WEIGHTS
     assert tuned["lexical_weight"] == frozen_lexical["lexical_weight"]
+
+
+def test_reproduce_summary_entries(reproduce, bbc_home, tiny_bert_path, tmp_path):
+    argv = _argv(bbc_home, tiny_bert_path, tmp_path, 2, "frozen,frozen-lexical,shuffle-divide",
+                 "--no-plots", "--summary", "sd-test")
+    reproduce.main(argv)
+    results = json.loads((tmp_path / "bbc.json").read_text())["results"]
+    entries = {e["method"]: e for e in json.loads((tmp_path / "quality_summary.json").read_text())}
+    tuned, lexical = entries["sd-test"], entries["sd-test-frozen-lexical"]
+    for entry, method in ((tuned, "shuffle-divide"), (lexical, "frozen-lexical")):
+        acc = [r["acc"] for r in results[method]]
+        assert entry["seeds"] == 2 and entry["n_docs"] == 32 and entry["corpus"] == "bbc"
+        assert entry["acc_mean"] == pytest.approx(np.mean(acc))
+        assert entry["acc_std"] == pytest.approx(np.std(acc))
+        assert entry["frozen_acc_mean"] == pytest.approx(np.mean([r["acc"] for r in
+                                                                  results["frozen"]]))
+        assert entry["command"] == "python benchmarks/reproduce.py " + " ".join(argv)
+    assert tuned["best_epochs"] == [r["best_epoch"] for r in results["shuffle-divide"]]
+    with pytest.raises(SystemExit, match="needs the frozen row"):
+        reproduce.main(_argv(bbc_home, tiny_bert_path, tmp_path / "o", 1, "shuffle-divide",
+                             "--no-plots", "--summary", "x"))
