@@ -141,7 +141,11 @@ cluster_negatives : {None, "exclude", "positive"}, default=None
     In the package, one epoch from the default's untuned space (1,000 documents, one
     seed, one k-means seed; ``results/*_supcon1000``), ACC went below epoch 0's on
     BBC (0.956 against 0.960), Reuters (0.406 against 0.435) and 20 Newsgroups
-    (0.599 against 0.626, where plain Shuffle & Divide gave 0.522). Off by default.
+    (0.599 against 0.626, where plain Shuffle & Divide gave 0.522); "exclude", 2
+    epochs (``results/*_exclude1000``), lowered BBC to 0.956 / 0.869 (epoch 0: 0.960
+    / 0.883) and 20 Newsgroups to 0.556 / 0.575 (0.626 / 0.607), where the
+    selection kept that epoch 2: with pseudo-labels shaping the space, check the
+    chosen epoch on labelled data like yours. Off by default.
 normalize : bool, default=True
     L2-normalise the output of ``transform`` (the loss only trains directions). With
     ``lexical_weight`` above 0 the rows are two weighted unit vectors, of norm 1
