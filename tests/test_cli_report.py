@@ -197,8 +197,8 @@ def test_default_settings_on_the_command_line(capsys, tmp_path, tiny_bert_path):
                            "--model", tiny_bert_path, "--method", "frozen", "--device", "cpu")
     assert status == 0, err
     # The tiny BERT's limit (64) is below the CPU's 128 tokens; frozen: nothing trains.
-    assert ("settings:     cpu, 64 tokens, 16 windows a document, words weighted by the "
-            "clusters (auto), no training (the cpu defaults: --max-length 64)") in out
+    assert ("settings:     cpu, 64 tokens, 16 windows a document, words weighted 0.5, no "
+            "training (the cpu defaults: --max-length 64)") in out
     assert "estimated time: about " in err and "(embedding)" in err
 
 

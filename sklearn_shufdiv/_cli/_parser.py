@@ -10,7 +10,7 @@ METHODS = ("shuffle-divide", "tfidf", "frozen")
 #: here would import torch).
 DEFAULT_MAX_WINDOWS = 16
 #: The embedders' default ``lexical_weight`` (kept equal by a test, likewise).
-DEFAULT_LEXICAL_WEIGHT = "auto"
+DEFAULT_LEXICAL_WEIGHT = 0.5
 CORPORA = ("bbc", "bbcsport", "20news", "reuters")
 
 _DESCRIPTION = """\

@@ -67,7 +67,7 @@ class ShuffleDivideEmbedder(BaseContrastiveEmbedder):
 
     def __init__(self, model_name_or_path="bert-base-uncased", *, max_length=None,
                  max_windows=16, window_stride=None, max_view_windows=1,
-                 lexical_weight="auto", lexical_components=100,
+                 lexical_weight=0.5, lexical_components=100,
                  temperature=0.2, learning_rate=3e-5, weight_decay=0.01, batch_size=320,
                  mini_batch_size="auto", max_epochs=3, n_clusters=None,
                  selection="untuned-silhouette", selection_sample_size=5000,
