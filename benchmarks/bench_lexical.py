@@ -37,9 +37,7 @@ from bench_windows import (
     merge_summary,
     score,
 )
-from sklearn.metrics import adjusted_mutual_info_score
 
-from sklearn_shufdiv import SphericalKMeans, clustering_accuracy
 from sklearn_shufdiv.embedders import LexicalSpace, fuse
 from sklearn_shufdiv.embedders._lexical import choose_lexical_weight
 
@@ -105,19 +103,16 @@ def score_auto(embeddings, lexical, y, seeds, sample_size=5000):
     the embedder draws them), then ``SphericalKMeans(k, n_init=10, random_state=seed)`` of
     the whole corpus fused at that weight, for each seed."""
     k = len(np.unique(y))
-    rows, weights = [], []
-    for seed in range(seeds):
+    weights = []
+
+    def space(seed):
         sample = np.sort(np.random.RandomState(seed).permutation(len(y))[:sample_size])
         weight, _ = choose_lexical_weight(embeddings[sample], lexical[sample], k,
                                           random_state=seed)
-        labels = SphericalKMeans(k, n_init=10, random_state=seed).fit_predict(
-            fuse(embeddings, lexical, weight))
-        rows.append((clustering_accuracy(y, labels), adjusted_mutual_info_score(y, labels)))
         weights.append(weight)
-    acc, ami = np.array(rows).T
-    return {"acc_mean": float(acc.mean()), "acc_std": float(acc.std()),
-            "ami_mean": float(ami.mean()), "ami_std": float(ami.std()),
-            "acc": acc.tolist(), "ami": ami.tolist(), "weights": weights}
+        return fuse(embeddings, lexical, weight)
+
+    return {**score(space, y, seeds), "weights": weights}
 
 
 def summary_entries(rows):

@@ -123,10 +123,13 @@ def bag_of_words(docs):
 
 
 def score(space, y, seeds):
+    """ACC and AMI of ``SphericalKMeans(k, n_init=10, random_state=seed)`` for each seed;
+    ``space``: the rows, or a function of the seed that returns them."""
     k = len(np.unique(y))
     rows = []
     for seed in range(seeds):
-        labels = SphericalKMeans(k, n_init=10, random_state=seed).fit_predict(space)
+        labels = SphericalKMeans(k, n_init=10, random_state=seed).fit_predict(
+            space(seed) if callable(space) else space)
         rows.append((clustering_accuracy(y, labels), adjusted_mutual_info_score(y, labels)))
     acc, ami = np.array(rows).T
     return {"acc_mean": float(acc.mean()), "acc_std": float(acc.std()),

@@ -18,8 +18,7 @@ import numpy as np
 from sklearn.decomposition import TruncatedSVD
 from sklearn.feature_extraction.text import TfidfVectorizer
 
-from ..cluster import SphericalKMeans
-from ..metrics import cosine_silhouette
+from ._selection import _silhouette, cluster
 
 __all__ = ["AUTO_WEIGHTS", "LexicalSpace", "choose_lexical_weight", "fuse"]
 
@@ -134,16 +133,13 @@ class LexicalSpace:
         return np.divide(reduced, norms, out=np.zeros_like(reduced), where=norms > 1e-12)
 
 
-def _silhouette_or_worst(rows, labels):
-    score = cosine_silhouette(rows, labels)
-    return -1.0 if np.isnan(score) else float(score)
-
-
 def choose_lexical_weight(embeddings, lexical, n_clusters, *, weights=AUTO_WEIGHTS,
                           random_state=0, n_init=None):
     """The weight of the words whose clustering is good in both spaces (``"auto"``).
 
-    Each weight's fused space (:func:`fuse`) is clustered by spherical k-means. Each
+    Each weight's fused space (:func:`fuse`) is clustered as the epoch selection
+    clusters (spherical k-means, the best of ``n_init`` runs seeded by
+    ``random_state``; -1 for an undefined silhouette). Each
     clustering is scored by its cosine silhouette in the encoder's space and in the LSA
     space, each divided by the silhouette of that space's own clustering (so the
     encoder's own clustering scores 1 in the encoder's space, LSA's in LSA's), and the two
@@ -190,19 +186,17 @@ def choose_lexical_weight(embeddings, lexical, n_clusters, *, weights=AUTO_WEIGH
     >>> 0 < weight < 0.9  # both spaces are needed
     True
     """
-    kmeans = dict(random_state=random_state)
-    if n_init is not None:
-        kmeans["n_init"] = n_init
+    def labels(space):
+        return cluster(space, n_clusters, random_state, n_init).labels
+
     encoder = _unit(embeddings)
     lexical = np.asarray(lexical, dtype=np.float64)
-    own = [_silhouette_or_worst(space, SphericalKMeans(n_clusters, **kmeans).fit_predict(space))
-           for space in (encoder, lexical)]
+    own = [_silhouette(space, labels(space)) for space in (encoder, lexical)]
     scores = {}
     for weight in weights:
-        labels = SphericalKMeans(n_clusters, **kmeans).fit_predict(fuse(encoder, lexical, weight))
-        scores[float(weight)] = sum(
-            _silhouette_or_worst(space, labels) / max(abs(base), 1e-12)
-            for space, base in zip((encoder, lexical), own))
+        fused = labels(fuse(encoder, lexical, weight))
+        scores[float(weight)] = sum(float(_silhouette(space, fused)) / max(abs(base), 1e-12)
+                                    for space, base in zip((encoder, lexical), own))
     best = max(scores.values())
     return next(w for w, score in scores.items() if score == best), scores
 
