@@ -21,7 +21,14 @@ from ..embedders._loading import checked_max_length, quiet_transformers
 from ..embedders._selection import criterion_name
 from ..metrics import clustering_accuracy
 from . import CLIError, CLIInterrupted
-from ._settings import Estimate, choose_settings, estimate, estimate_lines, seconds_per_token
+from ._settings import (
+    Estimate,
+    choose_settings,
+    clusters_a_sample,
+    estimate,
+    estimate_lines,
+    seconds_per_token,
+)
 
 #: Above this many documents, the silhouette is computed on a random sample of this size
 #: (its cost is quadratic in the number of documents).
@@ -176,8 +183,7 @@ def make_embedder(args, settings, method, n_clusters, *, select=True):
         params["max_epochs"] = settings.max_epochs
     cls = TfidfPositiveEmbedder if method == "tfidf" else ShuffleDivideEmbedder
     embedder = cls(args.model or default_model(), **params)
-    # The clustering chooses the epoch, and with "auto" the weight of the words.
-    if select and (embedder.max_epochs > 0 or settings.lexical_weight == "auto"):
+    if clusters_a_sample(select, embedder.max_epochs, settings):
         embedder.set_params(n_clusters=n_clusters)
     return embedder
 

@@ -144,6 +144,13 @@ class Estimate:
         return self.training + self.embedding
 
 
+def clusters_a_sample(select, max_epochs, settings):
+    """Whether a run embeds and clusters the selection's sample (``n_clusters`` is passed
+    to the embedder): to choose the epoch, or without training to choose the weight of
+    the words (``--lexical-weight auto``)."""
+    return select and (max_epochs > 0 or settings.lexical_weight == "auto")
+
+
 def estimate(tokenizer, texts, settings, per_token, *, method, select, sample_size, seed):
     """Estimate a run's length from ``per_token``, the encoder's inference seconds per
     token; ``select``: whether each epoch (and the untuned encoder) is scored, on at
@@ -161,9 +168,7 @@ def estimate(tokenizer, texts, settings, per_token, *, method, select, sample_si
     view = np.minimum(lengths / 2 if method == "shuffle-divide" else lengths,
                       settings.max_length).mean()
     training = epochs * n * 2 * view * TRAINING_PASSES_PER_VIEW * per_token
-    # Scored: each epoch's sample, and the untuned one alone for lexical_weight="auto".
-    scored = (min(n, sample_size) if select and (epochs or settings.lexical_weight == "auto")
-              else 0)
+    scored = min(n, sample_size) if clusters_a_sample(select, epochs, settings) else 0
     final = 0 if scored == n else n  # the selection's embeddings are reused when whole
     embedding = ((epochs + 1) * scored + final) * document * per_token
     return Estimate(float(training), float(embedding))
