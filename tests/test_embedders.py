@@ -57,7 +57,7 @@ def test_fit_transform(Embedder, tiny_bert_path, corpus):
     params = embedder.get_params()
     embeddings = embedder.fit_transform(docs)
     assert embedder.get_params() == params  # fit does not touch the parameters
-    # The encoder's 32 dimensions, then the corpus' LSA space (the words joined).
+    # The encoder's 32 dimensions, then the corpus' LSA space (lexical_weight=0.5).
     n_lexical = embedder.lexical_.n_components_
     assert embeddings.shape == (len(docs), 32 + n_lexical) and embeddings.dtype == np.float32
     np.testing.assert_allclose(np.linalg.norm(embeddings, axis=1), 1, rtol=1e-5)
