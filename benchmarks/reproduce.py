@@ -100,6 +100,9 @@ def parse_args(argv=None):
                              "results before it existed used 'silhouette'")
     parser.add_argument("--cluster-negatives", choices=("exclude", "positive"), default=None,
                         help="the embedders' cluster_negatives (default: none)")
+    parser.add_argument("--prototype-weight", type=float, default=0.0,
+                        help="the embedders' prototype_weight, ProtoNCE's clustering term "
+                             "(default: 0, none)")
     parser.add_argument("--freeze", default=None,
                         help="encoder parameters not trained, as comma-separated fnmatch "
                              "patterns of their names, passed as skorch's Freezer callback "
@@ -194,7 +197,8 @@ def embedder_params(args, k, seed, keep_epochs=None):
     params = dict(model_name_or_path=args.model, max_epochs=args.max_epochs,
                   max_length=args.max_length, max_windows=args.max_windows,
                   lexical_weight=args.lexical_weight, selection=args.selection,
-                  cluster_negatives=args.cluster_negatives, batch_size=args.batch_size,
+                  cluster_negatives=args.cluster_negatives,
+                  prototype_weight=args.prototype_weight, batch_size=args.batch_size,
                   mini_batch_size=args.mini_batch_size, learning_rate=args.learning_rate,
                   n_clusters=k, selection_sample_size=None, device=args.device,
                   random_state=seed, verbose=1)
@@ -228,11 +232,11 @@ def run_embedder(Embedder, args, docs, y, k, seed, keep_epochs=None):
 
 
 SETTINGS = ("corpus", "model", "n_docs", "max_epochs", "max_length", "max_windows",
-            "lexical_weight", "selection", "cluster_negatives", "freeze", "batch_size",
-            "mini_batch_size", "learning_rate", "temperature", "n_init", "device")
+            "lexical_weight", "selection", "cluster_negatives", "prototype_weight", "freeze",
+            "batch_size", "mini_batch_size", "learning_rate", "temperature", "n_init", "device")
 #: What a setting was in results saved before it existed.
 SETTINGS_BEFORE = {"max_windows": 1, "lexical_weight": 0, "selection": "silhouette",
-                   "freeze": None}
+                   "freeze": None, "prototype_weight": 0.0}
 
 
 def previous_runs(args, stem):

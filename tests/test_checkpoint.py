@@ -19,13 +19,16 @@ PARAMS = dict(max_epochs=3, batch_size=8, mini_batch_size=6, max_length=32, rand
               verbose=0, n_clusters=4)
 
 
-@pytest.mark.parametrize("selection", ["silhouette", "untuned-silhouette"])
+@pytest.mark.parametrize("extra", [{"selection": "silhouette"},
+                                   {"selection": "untuned-silhouette"},
+                                   {"prototype_weight": 1.0}])
 def test_interrupted_fit_resumes_to_the_same_result(tiny_bert_path, corpus, tmp_path,
-                                                    interrupt_at, selection):
+                                                    interrupt_at, extra):
     # The untuned silhouette scores every epoch in epoch 0's space, which the
     # checkpoint carries: resumed at epoch 2, epoch 3 is scored as without the stop.
+    # The prototype term's centres of epoch 2 are in the checkpoint too.
     docs, _ = corpus
-    params = {**PARAMS, "selection": selection}
+    params = {**PARAMS, **extra}
     whole = ShuffleDivideEmbedder(tiny_bert_path, **params).fit(docs)
 
     restore = interrupt_at(6 * 2 + 3)  # 6 batches an epoch: stop inside epoch 3

@@ -49,12 +49,13 @@ def deterministic_bert(tiny_bert_path, tmp_path_factory):
     return str(path)
 
 
-@pytest.mark.parametrize("cluster_negatives", [None, "positive"])
+@pytest.mark.parametrize("extra", [{}, {"cluster_negatives": "positive",
+                                        "prototype_weight": 1.0}])
 def test_two_processes_equal_one_process_on_the_global_batch(deterministic_bert, corpus,
-                                                              tmp_path, cluster_negatives):
-    # With cluster-aware negatives, the pseudo-labels of the views are gathered across
-    # processes with them.
-    params = {**PARAMS, "cluster_negatives": cluster_negatives}
+                                                              tmp_path, extra):
+    # With cluster-aware negatives and the prototype term, the pseudo-labels of the views
+    # are gathered across processes with them (the prototypes are the same everywhere).
+    params = {**PARAMS, **extra}
     docs = corpus[0][:24]  # 3 batches an epoch, 4 pairs each for each process
     (tmp_path / "docs.json").write_text(json.dumps(docs))
     (tmp_path / "params.json").write_text(json.dumps(params))

@@ -3,7 +3,7 @@ import math
 import pytest
 import torch
 
-from sklearn_shufdiv.embedders import NTXentLoss, nt_xent_loss
+from sklearn_shufdiv.embedders import NTXentLoss, nt_xent_loss, prototype_loss
 
 
 def reference_nt_xent(views, temperature, keys=None):
@@ -130,3 +130,59 @@ def test_bad_same_group():
     views = torch.randn(4, 3)
     with pytest.raises(ValueError, match="same_group must be 'exclude' or 'positive'"):
         nt_xent_loss(views, 0.5, groups=torch.zeros(4, dtype=torch.long), same_group="drop")
+
+
+def reference_prototype_loss(views, prototypes, labels, temperature):
+    """ProtoNCE's prototype term written out view by view (labels -1 skipped)."""
+    z = torch.nn.functional.normalize(views.double(), dim=1)
+    c = torch.nn.functional.normalize(prototypes.double(), dim=1)
+    terms = []
+    for i, label in enumerate(labels):
+        if label < 0:
+            continue
+        logits = [float(z[i] @ c[j]) / temperature for j in range(len(c))]
+        terms.append(-logits[label] + math.log(sum(math.exp(s) for s in logits)))
+    return sum(terms) / len(terms)
+
+
+@pytest.mark.parametrize("temperature", [0.1, 0.5])
+def test_prototype_loss_matches_reference(temperature):
+    generator = torch.Generator().manual_seed(3)
+    views = torch.randn(8, 5, generator=generator)
+    prototypes = torch.randn(3, 5, generator=generator) * 4  # any norm: normalised
+    labels = [0, 2, -1, 1, 1, -1, 0, 2]
+    loss = prototype_loss(views, prototypes, torch.tensor(labels), temperature)
+    expected = reference_prototype_loss(views, prototypes, labels, temperature)
+    assert float(loss) == pytest.approx(expected, rel=1e-5)
+    # The unlabelled views add nothing: the same value without them.
+    known = [i for i, label in enumerate(labels) if label >= 0]
+    alone = prototype_loss(views[known], prototypes, torch.tensor(labels)[known], temperature)
+    assert float(alone) == pytest.approx(float(loss), rel=1e-6)
+
+
+def test_prototype_loss_pulls_views_towards_their_centre():
+    views = torch.tensor([[1.0, 0.3], [0.2, 1.0]], requires_grad=True)
+    prototypes = torch.eye(2)
+    prototype_loss(views, prototypes, torch.tensor([0, 1]), 0.2).backward()
+    # Gradient descent moves view 0 towards e0 (its y decreases) and view 1 towards e1.
+    assert views.grad[0, 1] > 0 and views.grad[1, 0] > 0
+    # With no labelled view the term is 0, and still a graph (a batch outside the sample).
+    none = prototype_loss(views, prototypes, torch.tensor([-1, -1]), 0.2)
+    assert float(none.detach()) == 0.0 and none.requires_grad
+
+
+def test_module_adds_the_weighted_prototype_term():
+    generator = torch.Generator().manual_seed(4)
+    views = torch.randn(6, 4, generator=generator)
+    keys, groups = torch.arange(6) % 3, torch.tensor([0, 1, -1, 1, 0, -1])
+    prototypes = torch.randn(2, 4, generator=generator)
+    plain = float(nt_xent_loss(views, 0.3, keys))
+    proto = float(prototype_loss(views, prototypes, groups, 0.3))
+    module = NTXentLoss(temperature=0.3, prototype_weight=0.7)
+    # Groups do not change NT-Xent without same_group: only the prototype term is added.
+    assert float(module(views, keys, groups, prototypes)) == pytest.approx(
+        plain + 0.7 * proto, rel=1e-6)
+    assert float(module(views, keys)) == pytest.approx(plain, rel=1e-6)
+    both = NTXentLoss(temperature=0.3, same_group="exclude", prototype_weight=0.7)
+    assert float(both(views, keys, groups, prototypes)) == pytest.approx(
+        float(nt_xent_loss(views, 0.3, keys, groups, "exclude")) + 0.7 * proto, rel=1e-6)

@@ -148,6 +148,20 @@ def test_reproduce_freeze_passes_skorch_freezer(reproduce, tmp_path):
         reproduce.previous_runs(reproduce.parse_args(["--resume", "--freeze", "*"]), stem)
 
 
+def test_reproduce_prototype_weight_reaches_the_embedder_and_resumes(reproduce, tmp_path):
+    args = reproduce.parse_args(["--prototype-weight", "0.5"])
+    assert reproduce.embedder_params(args, k=5, seed=0)["prototype_weight"] == 0.5
+    # Results saved before --prototype-weight existed resume as trained without the term.
+    stem = tmp_path / "bbc"
+    saved = {k: getattr(reproduce.parse_args([]), k) for k in reproduce.SETTINGS}
+    del saved["prototype_weight"]
+    (tmp_path / "bbc.json").write_text(json.dumps({"args": saved, "results": {}}))
+    assert reproduce.previous_runs(reproduce.parse_args(["--resume"]), stem) == {}
+    with pytest.raises(SystemExit, match="prototype_weight"):
+        reproduce.previous_runs(
+            reproduce.parse_args(["--resume", "--prototype-weight", "0.5"]), stem)
+
+
 def test_reproduce_keep_epochs_saves_every_candidate(reproduce, bbc_home, tiny_bert_path,
                                                     tmp_path):
     reproduce.main(_argv(bbc_home, tiny_bert_path, tmp_path, 1, "shuffle-divide",

@@ -4,7 +4,7 @@ from ._base import FitInterruptedWarning
 from ._encoder import MeanPoolingEncoder
 from ._lexical import LexicalSpace, choose_lexical_weight, fuse
 from ._loading import load_encoder
-from ._loss import NTXentLoss, nt_xent_loss
+from ._loss import NTXentLoss, nt_xent_loss, prototype_loss
 from ._neighbors import (
     DEFAULT_TFIDF_PARAMS,
     TfidfNeighborPairs,
@@ -48,5 +48,6 @@ __all__ = [
     "mine_tfidf_positives",
     "nt_xent_loss",
     "pair_label_agreement",
+    "prototype_loss",
     "top1_cosine_neighbors",
 ]

@@ -79,6 +79,7 @@ class BaseContrastiveEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         "lexical_weight": [Interval(Real, 0, 1, closed="left"), Options({"auto"})],
         "lexical_components": [Interval(Integral, 1, None)],
         "cluster_negatives": [Options({"exclude", "positive"}), None],
+        "prototype_weight": [Interval(Real, 0, None, closed="left")],
         "temperature": [Interval(Real, 0, None, closed="neither")],
         "learning_rate": [Interval(Real, 0, None, closed="neither")],
         "weight_decay": [Interval(Real, 0, None)],
@@ -159,6 +160,11 @@ class BaseContrastiveEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
                 f"cluster_negatives={self.cluster_negatives!r} takes its pseudo-labels from "
                 "the epoch selection's clustering, which needs n_clusters: set n_clusters, "
                 "or cluster_negatives=None.")
+        if self.prototype_weight > 0 and self.n_clusters is None:
+            raise ValueError(
+                f"prototype_weight={self.prototype_weight!r} takes its prototypes from the "
+                "epoch selection's clustering, which needs n_clusters: set n_clusters, or "
+                "prototype_weight=0.")
         fit = self._begin_fit(documents)
         if params is not None:  # every process resumes; rank 0 writes
             described = {"params": params, "documents": documents_digest(fit.documents),
@@ -237,7 +243,7 @@ class BaseContrastiveEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
     def _make_net(self, fit, tokenizer, encoder, max_length):
         """The skorch net of the fit: our step and callbacks, then the user's callbacks."""
         callbacks = [("views", SetEpochViews())]
-        if self.cluster_negatives is not None:
+        if self.cluster_negatives is not None or self.prototype_weight > 0:
             callbacks.append(("pseudo_labels", PseudoLabels(fit.selection,
                                                             len(fit.documents))))
         if fit.world_size > 1:
@@ -260,7 +266,8 @@ class BaseContrastiveEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
             criterion=CrossProcessNTXentLoss if fit.world_size > 1 else NTXentLoss,
             lr=self.learning_rate, optimizer__weight_decay=self.weight_decay,
             criterion__temperature=self.temperature,
-            criterion__same_group=self.cluster_negatives or "exclude",
+            criterion__same_group=self.cluster_negatives,
+            criterion__prototype_weight=self.prototype_weight,
             max_epochs=self.max_epochs,
             callbacks=callbacks, device=fit.device,
             verbose=verbose,

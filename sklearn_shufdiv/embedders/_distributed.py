@@ -39,7 +39,7 @@ def _gather(tensor, with_grad):
 class CrossProcessNTXentLoss(NTXentLoss):
     """NT-Xent over the views of all processes (each holds ``[a views; b views]``)."""
 
-    def forward(self, views, keys=None, groups=None):
+    def forward(self, views, keys=None, groups=None, prototypes=None):
         def gather_halves(tensor, with_grad=False):
             # [a; b] of this process -> [a of all processes; b of all processes]
             if tensor is None:
@@ -49,8 +49,10 @@ class CrossProcessNTXentLoss(NTXentLoss):
             return torch.cat([_gather(tensor[:half], with_grad),
                               _gather(tensor[half:], with_grad)])
 
+        # The prototypes are the same on every process (each computes them from the
+        # same selection), so they are not gathered.
         return super().forward(gather_halves(views, True), gather_halves(keys),
-                               gather_halves(groups))
+                               gather_halves(groups), prototypes)
 
 
 class AverageGradients(Callback):

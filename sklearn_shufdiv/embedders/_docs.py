@@ -147,6 +147,16 @@ cluster_negatives : {None, "exclude", "positive"}, default=None
     / 0.883) and 20 Newsgroups to 0.556 / 0.575 (0.626 / 0.607), where the
     selection kept that epoch 2: with pseudo-labels shaping the space, check the
     chosen epoch on labelled data like yours. Off by default.
+prototype_weight : float, default=0.0
+    Weight of a clustering term added to NT-Xent (needs ``n_clusters``; 0 is Shuffle &
+    Divide's loss alone): ProtoNCE's prototype term (Li et al., ICLR 2021,
+    :func:`~sklearn_shufdiv.embedders.prototype_loss`), the cross-entropy of each
+    view's cosine similarity to the centres of the selection's clustering of the
+    previous epoch (as for ``cluster_negatives``; centres in the encoder's space, at
+    the loss's ``temperature``), with its document's cluster as the target. It pulls
+    each document towards its cluster while instance discrimination pushes documents
+    apart. Documents outside the selection's sample add nothing to it. Off by default
+    (see :ref:`training` for what it was measured to do).
 normalize : bool, default=True
     L2-normalise the output of ``transform`` (the loss only trains directions). With
     ``lexical_weight`` above 0 the rows are two weighted unit vectors, of norm 1

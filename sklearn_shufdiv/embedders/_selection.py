@@ -154,6 +154,9 @@ class SelectionContext:
         ``clustering.unit``, in the space scored: fused with the words when
         ``lexical_weight > 0``), set before epoch 0 is scored and kept in checkpoints:
         one fixed space in which every epoch's clustering can be compared.
+    centres : dict of int to ndarray of shape (n_clusters, dim)
+        Epoch -> the centres of its chosen clustering in the *encoder's* space (the
+        words left out; :func:`cluster_centres`): the prototype term's targets.
     """
 
     texts: list = field(repr=False)
@@ -163,6 +166,36 @@ class SelectionContext:
     labels: dict = field(default_factory=dict, repr=False)
     scores: dict = field(default_factory=dict)
     untuned: np.ndarray = field(default=None, repr=False)
+    centres: dict = field(default_factory=dict, repr=False)
+
+
+def cluster_centres(embeddings, labels, n_clusters):
+    """The unit mean direction of each cluster's L2-normalised ``embeddings``.
+
+    Parameters
+    ----------
+    embeddings : ndarray of shape (n_samples, dim)
+    labels : ndarray of shape (n_samples,)
+        Cluster indices in ``[0, n_clusters)``.
+    n_clusters : int
+
+    Returns
+    -------
+    centres : ndarray of shape (n_clusters, dim), float32
+        Unit rows; a zero row for an empty cluster.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> cluster_centres(np.array([[2.0, 0.0], [0.0, 3.0], [1.0, 1.0]]),
+    ...                 np.array([0, 0, 1]), 3).round(3).tolist()
+    [[0.707, 0.707], [0.707, 0.707], [0.0, 0.0]]
+    """
+    unit = embeddings / np.maximum(np.linalg.norm(embeddings, axis=1, keepdims=True), 1e-12)
+    sums = np.zeros((n_clusters, unit.shape[1]))
+    np.add.at(sums, np.asarray(labels), unit)
+    norms = np.linalg.norm(sums, axis=1, keepdims=True)
+    return (sums / np.maximum(norms, 1e-12)).astype(np.float32)
 
 
 class SelectionCriterion:
@@ -368,6 +401,8 @@ class EpochSelection(Callback):
                 self.kept.clear()
             self.kept[epoch] = _cpu_copy(net.module_)
         self.context.labels[epoch] = candidate.labels
+        self.context.centres[epoch] = cluster_centres(embeddings, candidate.labels,
+                                                      self.context.n_clusters)
         self.context.scores[epoch] = score
         return score
 
@@ -378,6 +413,7 @@ class EpochSelection(Callback):
         else:
             for later in [e for e in self.context.scores if e > self.completed]:
                 del self.context.scores[later], self.context.labels[later]
+                del self.context.centres[later]
             epoch = self.criterion.choose(self.context)
         if epoch in self.kept:
             net.module_.load_state_dict(self.kept[epoch])
@@ -408,6 +444,8 @@ class EpochSelection(Callback):
             meta["space"] = self.space.state()
         tensors = {f"labels.{e}": torch.from_numpy(np.asarray(labels, dtype=np.int64))
                    for e, labels in self.context.labels.items()}
+        tensors.update({f"centres.{e}": torch.from_numpy(centres)
+                        for e, centres in self.context.centres.items()})
         if self.context.untuned is not None:
             tensors["untuned"] = torch.from_numpy(np.ascontiguousarray(self.context.untuned))
         for kept_epoch, weights in self.kept.items():
@@ -432,6 +470,9 @@ class EpochSelection(Callback):
             self.context.scores = {int(e): s for e, s in meta["scores"].items()}
             self.context.labels = {e: tensors[f"labels.{e}"].numpy()
                                    for e in self.context.scores}
+            self.context.centres = {e: tensors[f"centres.{e}"].numpy()
+                                    for e in self.context.scores
+                                    if f"centres.{e}" in tensors}
             if "untuned" in tensors:
                 self.context.untuned = tensors["untuned"].numpy()
             if meta.get("space") is not None and self.space is not None:

@@ -147,7 +147,8 @@ class ContrastiveNet(NeuralNet):
 
     The optimizer defaults to ``torch.optim.AdamW``, fused where torch has a fused kernel
     for the device. The criterion (default :class:`~._loss.NTXentLoss`) is called as
-    ``criterion_(views, keys)`` on the batch's ``(2N, dim)`` embeddings.
+    ``criterion_(views, keys)`` on the batch's ``(2N, dim)`` embeddings, and as
+    ``criterion_(views, keys, groups, prototypes)`` while pseudo-labels are set.
     """
 
     def __init__(self, module, *, tokenizer, max_length, mini_batch_size, amp_dtype=None,
@@ -243,13 +244,14 @@ class ContrastiveNet(NeuralNet):
 
     def batch_loss(self, views, batch):
         """The criterion on the ``(2N, dim)`` embeddings ``views`` of ``batch``; with
-        ``pseudo_labels_`` set (cluster-aware negatives), each view's group is its
-        document's pseudo-label."""
+        ``pseudo_labels_`` set (cluster-aware negatives, the prototype term), each view's
+        group is its document's pseudo-label, and ``prototypes_`` their centres."""
         pseudo_labels = getattr(self, "pseudo_labels_", None)
         if pseudo_labels is None:
             return self.criterion_(views, batch.keys)
         return self.criterion_(views, batch.keys,
-                               torch.as_tensor(pseudo_labels[batch.documents]))
+                               torch.as_tensor(pseudo_labels[batch.documents]),
+                               self.prototypes_)
 
     def train_step_single(self, batch, **fit_params):
         self.module_.train()
@@ -299,10 +301,12 @@ class SetEpochViews(Callback):
 
 
 class PseudoLabels(Callback):
-    """Cluster-aware negatives: before each epoch, every document's pseudo-label is its
-    cluster in the epoch selection's clustering of the previous epoch (epoch 0: the
-    untuned encoder), in the space ``transform`` returns; -1 (none) for a document
-    outside the selection's sample. The net's loss reads them as the views' groups."""
+    """Cluster-aware negatives and the prototype term: before each epoch, every
+    document's pseudo-label is its cluster in the epoch selection's clustering of the
+    previous epoch (epoch 0: the untuned encoder), in the space ``transform`` returns; -1
+    (none) for a document outside the selection's sample. The net's loss reads them as
+    the views' groups, and that clustering's centres in the encoder's space
+    (``SelectionContext.centres``) as the prototypes."""
 
     def __init__(self, selection, n_documents):
         self.selection = selection
@@ -311,11 +315,13 @@ class PseudoLabels(Callback):
     def on_epoch_begin(self, net, **kwargs):
         context = self.selection.context
         labels = np.full(self.n_documents, -1, dtype=np.int64)
-        labels[context.sample_indices] = context.labels[len(net.history) - 1]
+        previous = len(net.history) - 1
+        labels[context.sample_indices] = context.labels[previous]
         net.pseudo_labels_ = labels
+        net.prototypes_ = torch.from_numpy(context.centres[previous])
 
     def on_train_end(self, net, **kwargs):
-        net.pseudo_labels_ = None
+        net.pseudo_labels_ = net.prototypes_ = None
 
 
 class ProgressBar(Callback):
