@@ -158,10 +158,10 @@ prototype_weight : float, default=0.0
     apart. Documents outside the selection's sample add nothing to it. On
     1,000-document samples (MiniLM-L6, weight 1, 2 epochs, ACC / AMI over 5 k-means
     seeds of the space ``transform`` returns), the tuned epoch 2 against epoch 0: BBC
-    +0.4 / +1.0 and +0.6 / +1.5 (two training seeds), 20 Newsgroups +2.6 / +2.7 (plain
-    Shuffle & Divide, same seed: -1.0 / +0.5), Reuters +2.4 / +0.8 and -0.7 / -1.5; the
-    default selection kept epoch 0 on BBC and Reuters. Off by default: not better on
-    every corpus (see :ref:`training`).
+    +0.4 / +1.0 and +0.6 / +1.5 (two training seeds; plain Shuffle & Divide, seed 0:
+    -0.1 / -0.7), 20 Newsgroups +2.6 / +2.7 and -1.1 / +1.6 (plain, seed 0: -1.0 /
+    +0.5), Reuters +2.4 / +0.8 and -0.7 / -1.5; the default selection kept epoch 0 on
+    BBC. Off by default: not better on every corpus and seed (see :ref:`training`).
 normalize : bool, default=True
     L2-normalise the output of ``transform`` (the loss only trains directions). With
     ``lexical_weight`` above 0 the rows are two weighted unit vectors, of norm 1
