@@ -139,27 +139,26 @@ def test_reproduce_freeze_passes_skorch_freezer(reproduce, tmp_path):
     assert name == "freeze" and freezer.patterns == ["*embeddings*", "*layer.[0-3].*"]
     assert "callbacks" not in reproduce.embedder_params(reproduce.parse_args([]), 5, 0)
     # Results saved before --freeze existed resume as trained without it, and only so.
+    check_saved_before(reproduce, tmp_path, "freeze", ["--freeze", "*"])
+
+
+def check_saved_before(reproduce, tmp_path, setting, flag):
+    """Results saved before ``setting`` existed resume under its default, not under
+    ``flag``."""
     stem = tmp_path / "bbc"
     saved = {k: getattr(reproduce.parse_args([]), k) for k in reproduce.SETTINGS}
-    del saved["freeze"]
+    del saved[setting]
     (tmp_path / "bbc.json").write_text(json.dumps({"args": saved, "results": {}}))
     assert reproduce.previous_runs(reproduce.parse_args(["--resume"]), stem) == {}
-    with pytest.raises(SystemExit, match="freeze"):
-        reproduce.previous_runs(reproduce.parse_args(["--resume", "--freeze", "*"]), stem)
+    with pytest.raises(SystemExit, match=setting):
+        reproduce.previous_runs(reproduce.parse_args(["--resume", *flag]), stem)
 
 
 def test_reproduce_prototype_weight_reaches_the_embedder_and_resumes(reproduce, tmp_path):
     args = reproduce.parse_args(["--prototype-weight", "0.5"])
     assert reproduce.embedder_params(args, k=5, seed=0)["prototype_weight"] == 0.5
     # Results saved before --prototype-weight existed resume as trained without the term.
-    stem = tmp_path / "bbc"
-    saved = {k: getattr(reproduce.parse_args([]), k) for k in reproduce.SETTINGS}
-    del saved["prototype_weight"]
-    (tmp_path / "bbc.json").write_text(json.dumps({"args": saved, "results": {}}))
-    assert reproduce.previous_runs(reproduce.parse_args(["--resume"]), stem) == {}
-    with pytest.raises(SystemExit, match="prototype_weight"):
-        reproduce.previous_runs(
-            reproduce.parse_args(["--resume", "--prototype-weight", "0.5"]), stem)
+    check_saved_before(reproduce, tmp_path, "prototype_weight", ["--prototype-weight", "0.5"])
 
 
 def test_reproduce_keep_epochs_saves_every_candidate(reproduce, bbc_home, tiny_bert_path,
