@@ -18,7 +18,7 @@ import numpy as np
 from sklearn.decomposition import TruncatedSVD
 from sklearn.feature_extraction.text import TfidfVectorizer
 
-from ._selection import _silhouette, cluster
+from ._selection import _silhouette, _unit, cluster
 
 __all__ = ["AUTO_WEIGHTS", "LexicalSpace", "choose_lexical_weight", "fuse"]
 
@@ -31,11 +31,6 @@ AUTO_WEIGHTS = tuple(i / 10 for i in range(10))
 #: The TF-IDF of the lexical space: the benchmarks' bag-of-words baseline.
 LEXICAL_TFIDF_PARAMS = {"sublinear_tf": True, "stop_words": "english", "min_df": 2,
                         "max_df": 0.5}
-
-
-def _unit(rows):
-    rows = np.asarray(rows, dtype=np.float64)
-    return rows / np.maximum(np.linalg.norm(rows, axis=1, keepdims=True), 1e-12)
 
 
 def fuse(embeddings, lexical, weight):
@@ -64,7 +59,7 @@ def fuse(embeddings, lexical, weight):
     """
     if len(embeddings) != len(lexical):
         raise ValueError(f"fuse: {len(embeddings)} embeddings but {len(lexical)} lexical rows.")
-    return np.hstack([_unit(embeddings) * np.sqrt(1.0 - weight),
+    return np.hstack([_unit(np.asarray(embeddings, dtype=np.float64)) * np.sqrt(1.0 - weight),
                       np.asarray(lexical, dtype=np.float64) * np.sqrt(weight)]
                      ).astype(np.float32)
 
@@ -189,7 +184,7 @@ def choose_lexical_weight(embeddings, lexical, n_clusters, *, weights=AUTO_WEIGH
     def labels(space):
         return cluster(space, n_clusters, random_state, n_init).labels
 
-    encoder = _unit(embeddings)
+    encoder = _unit(np.asarray(embeddings, dtype=np.float64))
     lexical = np.asarray(lexical, dtype=np.float64)
     own = [_silhouette(space, labels(space)) for space in (encoder, lexical)]
     scores = {}

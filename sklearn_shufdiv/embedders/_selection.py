@@ -69,6 +69,11 @@ class Clustering:
                 np.array([fit.inertia_ for fit in fits]))
 
 
+def _unit(rows):
+    """``rows`` divided by their L2 norms (a zero row stays zero), in their dtype."""
+    return rows / np.maximum(np.linalg.norm(rows, axis=1, keepdims=True), 1e-12)
+
+
 def cluster(embeddings, n_clusters, random_state=0, n_init=None):
     """Cluster ``embeddings`` by direction with :class:`~sklearn_shufdiv.SphericalKMeans`.
 
@@ -97,7 +102,7 @@ def cluster(embeddings, n_clusters, random_state=0, n_init=None):
     >>> cluster(X, 2).labels.tolist() in ([0, 0, 1, 1], [1, 1, 0, 0])
     True
     """
-    unit = embeddings / np.maximum(np.linalg.norm(embeddings, axis=1, keepdims=True), 1e-12)
+    unit = _unit(embeddings)
     if n_init is None:
         n_init = SphericalKMeans(n_clusters).n_init
     kmeans = SphericalKMeans(n_clusters, n_init=n_init, random_state=random_state).fit(unit)
@@ -191,7 +196,7 @@ def cluster_centres(embeddings, labels, n_clusters):
     ...                 np.array([0, 0, 1]), 3).round(3).tolist()
     [[0.707, 0.707], [0.707, 0.707], [0.0, 0.0]]
     """
-    unit = embeddings / np.maximum(np.linalg.norm(embeddings, axis=1, keepdims=True), 1e-12)
+    unit = _unit(embeddings)
     sums = np.zeros((n_clusters, unit.shape[1]))
     np.add.at(sums, np.asarray(labels), unit)
     norms = np.linalg.norm(sums, axis=1, keepdims=True)
