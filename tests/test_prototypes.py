@@ -64,6 +64,9 @@ def test_prototype_weight_changes_training(tiny_bert_path, corpus):
     # Same seed, views and weights before epoch 1: the added term is all that differs,
     # and it is positive (a cross-entropy).
     assert losses[0] > plain.history_[1]["train_loss"] + 1e-3
+    # Only the prototype term keeps (and checkpoints) the clusters' centres.
+    assert dict(plain.net_.callbacks_)["selection"].context.centres == {}
+    assert sorted(dict(proto.net_.callbacks_)["selection"].context.centres) == [0, 1, 2]
 
 
 def test_prototype_weight_needs_n_clusters_and_is_validated(tiny_bert_path, corpus):

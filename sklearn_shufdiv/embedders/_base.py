@@ -237,15 +237,16 @@ class BaseContrastiveEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
                 space = FusedSpace(fit.lexical_rows[self.selection_indices_],
                                    self.lexical_weight, self.n_clusters, seed)
         fit.selection = EpochSelection(criterion, context, last_epoch=self.max_epochs,
-                                       keep_embeddings=size >= len(documents), space=space)
+                                       keep_embeddings=size >= len(documents),
+                                       keep_centres=self.prototype_weight > 0, space=space)
         return fit
 
     def _make_net(self, fit, tokenizer, encoder, max_length):
         """The skorch net of the fit: our step and callbacks, then the user's callbacks."""
         callbacks = [("views", SetEpochViews())]
         if self.cluster_negatives is not None or self.prototype_weight > 0:
-            callbacks.append(("pseudo_labels", PseudoLabels(fit.selection,
-                                                            len(fit.documents))))
+            callbacks.append(("pseudo_labels", PseudoLabels(
+                fit.selection, len(fit.documents), prototypes=self.prototype_weight > 0)))
         if fit.world_size > 1:
             callbacks.append(("average_gradients", AverageGradients()))
         # The selection comes before the progress bar, which prints its score, and the

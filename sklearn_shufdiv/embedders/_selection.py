@@ -161,7 +161,8 @@ class SelectionContext:
         one fixed space in which every epoch's clustering can be compared.
     centres : dict of int to ndarray of shape (n_clusters, dim)
         Epoch -> the centres of its chosen clustering in the *encoder's* space (the
-        words left out; :func:`cluster_centres`): the prototype term's targets.
+        words left out; :func:`cluster_centres`): the prototype term's targets, kept
+        (and checkpointed) only when ``EpochSelection(keep_centres=True)``.
     """
 
     texts: list = field(repr=False)
@@ -331,6 +332,9 @@ class EpochSelection(Callback):
         so they need no copy.
     keep_embeddings : bool, default=False
         Keep the sample's embeddings by the best weights, as ``best_embeddings``.
+    keep_centres : bool, default=False
+        Keep each epoch's cluster centres in the encoder's space, as
+        ``context.centres`` (the prototype term's targets).
     space : callable or None, default=None
         Maps the sample's encoder embeddings to the space that is clustered and
         scored: the space ``transform`` returns (with the words, a
@@ -348,11 +352,13 @@ class EpochSelection(Callback):
     """
 
     def __init__(self, criterion=None, context=None, *, last_epoch, keep_embeddings=False,
+                 keep_centres=False,
                  space=None):
         self.criterion = criterion
         self.context = context
         self.last_epoch = last_epoch
         self.keep_embeddings = keep_embeddings
+        self.keep_centres = keep_centres
         self.space = space
         self.completed = 0
         self.kept = {}
@@ -406,8 +412,9 @@ class EpochSelection(Callback):
                 self.kept.clear()
             self.kept[epoch] = _cpu_copy(net.module_)
         self.context.labels[epoch] = candidate.labels
-        self.context.centres[epoch] = cluster_centres(embeddings, candidate.labels,
-                                                      self.context.n_clusters)
+        if self.keep_centres:
+            self.context.centres[epoch] = cluster_centres(embeddings, candidate.labels,
+                                                          self.context.n_clusters)
         self.context.scores[epoch] = score
         return score
 
@@ -418,7 +425,7 @@ class EpochSelection(Callback):
         else:
             for later in [e for e in self.context.scores if e > self.completed]:
                 del self.context.scores[later], self.context.labels[later]
-                del self.context.centres[later]
+                self.context.centres.pop(later, None)
             epoch = self.criterion.choose(self.context)
         if epoch in self.kept:
             net.module_.load_state_dict(self.kept[epoch])

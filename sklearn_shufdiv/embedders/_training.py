@@ -305,12 +305,13 @@ class PseudoLabels(Callback):
     document's pseudo-label is its cluster in the epoch selection's clustering of the
     previous epoch (epoch 0: the untuned encoder), in the space ``transform`` returns; -1
     (none) for a document outside the selection's sample. The net's loss reads them as
-    the views' groups, and that clustering's centres in the encoder's space
-    (``SelectionContext.centres``) as the prototypes."""
+    the views' groups, and with ``prototypes`` that clustering's centres in the encoder's
+    space (``SelectionContext.centres``) as the prototypes."""
 
-    def __init__(self, selection, n_documents):
+    def __init__(self, selection, n_documents, prototypes=False):
         self.selection = selection
         self.n_documents = n_documents
+        self.prototypes = prototypes
 
     def on_epoch_begin(self, net, **kwargs):
         context = self.selection.context
@@ -318,7 +319,8 @@ class PseudoLabels(Callback):
         previous = len(net.history) - 1
         labels[context.sample_indices] = context.labels[previous]
         net.pseudo_labels_ = labels
-        net.prototypes_ = torch.from_numpy(context.centres[previous])
+        net.prototypes_ = (torch.from_numpy(context.centres[previous]) if self.prototypes
+                           else None)
 
     def on_train_end(self, net, **kwargs):
         net.pseudo_labels_ = net.prototypes_ = None
