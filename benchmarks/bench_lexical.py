@@ -78,11 +78,11 @@ def run_corpus(name, args):
     lexical = LexicalSpace(100, random_state=0).fit(docs).transform(docs)
     spaces = dict(bag_of_words(docs))
     for weight in args.weights.split(","):
-        if weight != "auto":
+        if weight == "auto":
+            spaces["lexical_weight=auto"] = None  # chosen per seed, below
+        else:
             spaces[f"lexical_weight={float(weight):g}"] = fuse(embeddings, lexical,
                                                                float(weight))
-    if "auto" in args.weights.split(","):
-        spaces["lexical_weight=auto"] = None  # chosen per seed, below
     rows = []
     for space_name, space in spaces.items():
         if space is None:
