@@ -103,6 +103,10 @@ def parse_args(argv=None):
     parser.add_argument("--prototype-weight", type=float, default=0.0,
                         help="the embedders' prototype_weight, ProtoNCE's clustering term "
                              "(default: 0, none)")
+    parser.add_argument("--pseudo-clusters", type=int, default=None,
+                        help="the embedders' pseudo_clusters: clusters of the pseudo-labels "
+                             "of --cluster-negatives and --prototype-weight, e.g. 2-4x the "
+                             "classes (default: the classes)")
     parser.add_argument("--freeze", default=None,
                         help="encoder parameters not trained, as comma-separated fnmatch "
                              "patterns of their names, passed as skorch's Freezer callback "
@@ -198,7 +202,8 @@ def embedder_params(args, k, seed, keep_epochs=None):
                   max_length=args.max_length, max_windows=args.max_windows,
                   lexical_weight=args.lexical_weight, selection=args.selection,
                   cluster_negatives=args.cluster_negatives,
-                  prototype_weight=args.prototype_weight, batch_size=args.batch_size,
+                  prototype_weight=args.prototype_weight,
+                  pseudo_clusters=args.pseudo_clusters, batch_size=args.batch_size,
                   mini_batch_size=args.mini_batch_size, learning_rate=args.learning_rate,
                   n_clusters=k, selection_sample_size=None, device=args.device,
                   random_state=seed, verbose=1)
@@ -232,11 +237,13 @@ def run_embedder(Embedder, args, docs, y, k, seed, keep_epochs=None):
 
 
 SETTINGS = ("corpus", "model", "n_docs", "max_epochs", "max_length", "max_windows",
-            "lexical_weight", "selection", "cluster_negatives", "prototype_weight", "freeze",
-            "batch_size", "mini_batch_size", "learning_rate", "temperature", "n_init", "device")
+            "lexical_weight", "selection", "cluster_negatives", "prototype_weight",
+            "pseudo_clusters", "freeze", "batch_size", "mini_batch_size", "learning_rate",
+            "temperature", "n_init", "device")
 #: What a setting was in results saved before it existed.
 SETTINGS_BEFORE = {"max_windows": 1, "lexical_weight": 0, "selection": "silhouette",
-                   "freeze": None, "prototype_weight": 0.0}
+                   "freeze": None, "prototype_weight": 0.0,
+                   "pseudo_clusters": None}
 
 
 def previous_runs(args, stem):

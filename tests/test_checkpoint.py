@@ -21,12 +21,14 @@ PARAMS = dict(max_epochs=3, batch_size=8, mini_batch_size=6, max_length=32, rand
 
 @pytest.mark.parametrize("extra", [{"selection": "silhouette"},
                                    {"selection": "untuned-silhouette"},
-                                   {"prototype_weight": 1.0}])
+                                   {"prototype_weight": 1.0},
+                                   {"prototype_weight": 1.0, "pseudo_clusters": 6}])
 def test_interrupted_fit_resumes_to_the_same_result(tiny_bert_path, corpus, tmp_path,
                                                     interrupt_at, extra):
     # The untuned silhouette scores every epoch in epoch 0's space, which the
     # checkpoint carries: resumed at epoch 2, epoch 3 is scored as without the stop.
-    # The prototype term's centres of epoch 2 are in the checkpoint too.
+    # The prototype term's centres of epoch 2 are in the checkpoint too, and with
+    # pseudo_clusters the over-clustering they are the centres of.
     docs, _ = corpus
     params = {**PARAMS, **extra}
     whole = ShuffleDivideEmbedder(tiny_bert_path, **params).fit(docs)

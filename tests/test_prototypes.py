@@ -1,10 +1,11 @@
-"""prototype_weight: ProtoNCE's term, with the epoch selection's clusters as prototypes."""
+"""prototype_weight: ProtoNCE's term, with the epoch selection's clusters as prototypes;
+pseudo_clusters: training's pseudo-labels from an over-clustering of its sample."""
 
 import numpy as np
 import pytest
 
 from sklearn_shufdiv.embedders import ShuffleDivideEmbedder, _training
-from sklearn_shufdiv.embedders._selection import cluster_centres
+from sklearn_shufdiv.embedders._selection import cluster, cluster_centres
 
 SMALL = dict(max_epochs=2, batch_size=8, mini_batch_size=6, max_length=32, random_state=0,
              verbose=0, n_clusters=4)
@@ -22,15 +23,16 @@ def test_cluster_centres_are_unit_means_of_unit_rows():
     assert (centres[3] == 0).all()  # an empty cluster
 
 
-def test_the_prototypes_are_the_previous_epochs_centres(tiny_bert_path, corpus, monkeypatch):
-    docs, _ = corpus
+def spy_training(monkeypatch):
+    """What the loss sees each step (epoch, pseudo-labels, prototypes) and every sample
+    embedding the selection computed, in order."""
     seen, embedded = [], []
     batch_loss = _training.ContrastiveNet.batch_loss
     embed = _training.ContrastiveNet.embed
 
     def spy_loss(net, views, batch):
-        seen.append((len(net.history), net.pseudo_labels_.copy(),
-                     net.prototypes_.numpy().copy()))
+        prototypes = None if net.prototypes_ is None else net.prototypes_.numpy().copy()
+        seen.append((len(net.history), net.pseudo_labels_.copy(), prototypes))
         return batch_loss(net, views, batch)
 
     def spy_embed(net, texts, *args, **kwargs):
@@ -40,6 +42,12 @@ def test_the_prototypes_are_the_previous_epochs_centres(tiny_bert_path, corpus, 
 
     monkeypatch.setattr(_training.ContrastiveNet, "batch_loss", spy_loss)
     monkeypatch.setattr(_training.ContrastiveNet, "embed", spy_embed)
+    return seen, embedded
+
+
+def test_the_prototypes_are_the_previous_epochs_centres(tiny_bert_path, corpus, monkeypatch):
+    docs, _ = corpus
+    seen, embedded = spy_training(monkeypatch)
     embedder = ShuffleDivideEmbedder(tiny_bert_path, prototype_weight=1.0,
                                      selection_sample_size=30, **SMALL).fit(docs)
     assert embedder.net_.criterion_.same_group is None  # NT-Xent itself is unchanged
@@ -53,6 +61,59 @@ def test_the_prototypes_are_the_previous_epochs_centres(tiny_bert_path, corpus, 
         np.testing.assert_allclose(prototypes, expected, rtol=1e-5, atol=1e-6)
         assert prototypes.shape == (4, embedded[0].shape[1])
     assert embedder.net_.prototypes_ is None  # not kept (nor pickled) after the fit
+
+
+@pytest.mark.parametrize("extra", [{"prototype_weight": 1.0},
+                                   {"cluster_negatives": "exclude"}])
+def test_pseudo_clusters_over_cluster_the_selections_sample(tiny_bert_path, corpus,
+                                                           monkeypatch, extra):
+    docs, _ = corpus
+    seen, embedded = spy_training(monkeypatch)
+    # Words left out: the space clustered is the sample's embeddings themselves.
+    embedder = ShuffleDivideEmbedder(tiny_bert_path, pseudo_clusters=7, lexical_weight=0,
+                                     selection_sample_size=30, **SMALL, **extra).fit(docs)
+    context = dict(embedder.net_.callbacks_)["selection"].context
+    sample = embedder.selection_indices_
+    assert {epoch for epoch, _, _ in seen} == {1, 2}
+    for epoch, labels, prototypes in seen:
+        # Epoch e trains on a 7-cluster k-means (same seed) of epoch e - 1's sample ...
+        expected = cluster(embedded[epoch - 1], 7, random_state=0).labels
+        np.testing.assert_array_equal(labels[sample], expected)
+        np.testing.assert_array_equal(context.pseudo_labels[epoch - 1], expected)
+        assert (np.delete(labels, sample) == -1).all()
+        if "prototype_weight" in extra:  # ... and on its 7 centres
+            np.testing.assert_allclose(prototypes, cluster_centres(
+                embedded[epoch - 1], expected, 7), rtol=1e-5, atol=1e-6)
+        else:
+            assert prototypes is None
+    # The selection itself still clusters into n_clusters.
+    for labels in embedder.selection_labels_:
+        assert set(np.unique(labels)) <= set(range(4))
+    assert max(len(np.unique(labels)) for labels in context.pseudo_labels.values()) > 4
+
+
+def test_pseudo_clusters_has_no_effect_without_pseudo_labels(tiny_bert_path, corpus):
+    docs, _ = corpus
+    plain = ShuffleDivideEmbedder(tiny_bert_path, **SMALL).fit(docs)
+    ignored = ShuffleDivideEmbedder(tiny_bert_path, pseudo_clusters=7, **SMALL).fit(docs)
+    assert dict(ignored.net_.callbacks_)["selection"].context.pseudo_labels == {}
+    np.testing.assert_array_equal(ignored.transform(docs), plain.transform(docs))
+    # pseudo_clusters = n_clusters is the selection's clustering itself, as None.
+    proto = ShuffleDivideEmbedder(tiny_bert_path, prototype_weight=1.0, **SMALL).fit(docs)
+    same = ShuffleDivideEmbedder(tiny_bert_path, prototype_weight=1.0, pseudo_clusters=4,
+                                 **SMALL).fit(docs)
+    assert dict(same.net_.callbacks_)["selection"].context.pseudo_labels == {}
+    np.testing.assert_array_equal(same.transform(docs), proto.transform(docs))
+
+
+def test_pseudo_clusters_is_validated(tiny_bert_path, corpus):
+    docs, _ = corpus
+    with pytest.raises(ValueError, match="pseudo_clusters=31 is more clusters than the 30"):
+        ShuffleDivideEmbedder(tiny_bert_path, prototype_weight=1.0, pseudo_clusters=31,
+                              selection_sample_size=30, **SMALL).fit(docs)
+    with pytest.raises(ValueError, match="pseudo_clusters"):
+        ShuffleDivideEmbedder(tiny_bert_path, prototype_weight=1.0, pseudo_clusters=1,
+                              **SMALL).fit(docs)
 
 
 def test_prototype_weight_changes_training(tiny_bert_path, corpus):

@@ -161,6 +161,13 @@ def test_reproduce_prototype_weight_reaches_the_embedder_and_resumes(reproduce, 
     check_saved_before(reproduce, tmp_path, "prototype_weight", ["--prototype-weight", "0.5"])
 
 
+def test_reproduce_pseudo_clusters_reaches_the_embedder_and_resumes(reproduce, tmp_path):
+    args = reproduce.parse_args(["--prototype-weight", "1", "--pseudo-clusters", "10"])
+    assert reproduce.embedder_params(args, k=5, seed=0)["pseudo_clusters"] == 10
+    assert reproduce.embedder_params(reproduce.parse_args([]), 5, 0)["pseudo_clusters"] is None
+    check_saved_before(reproduce, tmp_path, "pseudo_clusters", ["--pseudo-clusters", "10"])
+
+
 def test_reproduce_keep_epochs_saves_every_candidate(reproduce, bbc_home, tiny_bert_path,
                                                     tmp_path):
     reproduce.main(_argv(bbc_home, tiny_bert_path, tmp_path, 1, "shuffle-divide",

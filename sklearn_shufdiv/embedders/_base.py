@@ -80,6 +80,7 @@ class BaseContrastiveEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         "lexical_components": [Interval(Integral, 1, None)],
         "cluster_negatives": [Options({"exclude", "positive"}), None],
         "prototype_weight": [Interval(Real, 0, None, closed="left")],
+        "pseudo_clusters": [Interval(Integral, 2, None), None],
         "temperature": [Interval(Real, 0, None, closed="neither")],
         "learning_rate": [Interval(Real, 0, None, closed="neither")],
         "weight_decay": [Interval(Real, 0, None)],
@@ -203,6 +204,19 @@ class BaseContrastiveEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         being the fitted choice."""
         return self.lexical_weight_ if self.lexical_weight == "auto" else self.lexical_weight
 
+    def _pseudo_clusters(self, sample_size):
+        """The clusters of training's pseudo-labels, for the epoch selection: None when
+        no pseudo-labels are trained on (``pseudo_clusters`` has no effect then) or they
+        are the selection's own clustering."""
+        if self.cluster_negatives is None and self.prototype_weight == 0:
+            return None
+        if self.pseudo_clusters is not None and self.pseudo_clusters > sample_size:
+            raise ValueError(
+                f"pseudo_clusters={self.pseudo_clusters} is more clusters than the "
+                f"{sample_size} documents of the selection's sample: lower it, or raise "
+                "selection_sample_size.")
+        return self.pseudo_clusters
+
     def _begin_fit(self, documents):
         """The :class:`FitState` of a fit on ``documents``: device, seed, processes, the
         fitted positive pairs, the lexical space and the epoch selection."""
@@ -238,7 +252,9 @@ class BaseContrastiveEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
                                    self.lexical_weight, self.n_clusters, seed)
         fit.selection = EpochSelection(criterion, context, last_epoch=self.max_epochs,
                                        keep_embeddings=size >= len(documents),
-                                       keep_centres=self.prototype_weight > 0, space=space)
+                                       keep_centres=self.prototype_weight > 0,
+                                       pseudo_clusters=self._pseudo_clusters(size),
+                                       space=space)
         return fit
 
     def _make_net(self, fit, tokenizer, encoder, max_length):

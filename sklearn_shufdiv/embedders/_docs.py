@@ -162,6 +162,16 @@ prototype_weight : float, default=0.0
     -0.1 / -0.7), 20 Newsgroups +2.6 / +2.7 and -1.1 / +1.6 (plain, seed 0: -1.0 /
     +0.5), Reuters +2.4 / +0.8 and -0.7 / -1.5; the default selection kept epoch 0 on
     BBC. Off by default: not better on every corpus and seed (see :ref:`training`).
+pseudo_clusters : int or None, default=None
+    Clusters of the pseudo-labels that ``cluster_negatives`` and the prototype term
+    train on; None: ``n_clusters``, the selection's own clustering. Another number
+    clusters the selection's sample a second time each epoch, in the same space (an
+    over-clustering, e.g. 2-4 times ``n_clusters``, as ProtoNCE's finer prototypes:
+    where the first clustering is poor, finer clusters are purer, at the price of
+    treating documents of one class in different sub-clusters as negatives). The
+    epoch selection still clusters into ``n_clusters``. No effect with neither
+    ``cluster_negatives`` nor ``prototype_weight``; at most the selection's sample
+    size.
 normalize : bool, default=True
     L2-normalise the output of ``transform`` (the loss only trains directions). With
     ``lexical_weight`` above 0 the rows are two weighted unit vectors, of norm 1

@@ -163,6 +163,11 @@ class SelectionContext:
         Epoch -> the centres of its chosen clustering in the *encoder's* space (the
         words left out; :func:`cluster_centres`): the prototype term's targets, kept
         (and checkpointed) only when ``EpochSelection(keep_centres=True)``.
+    pseudo_labels : dict of int to ndarray
+        Epoch -> the labels of a second clustering of its sample, with
+        ``EpochSelection(pseudo_clusters=...)`` clusters (an over-clustering), found
+        when training's pseudo-labels are not the chosen clustering itself
+        (:meth:`training_labels`).
     """
 
     texts: list = field(repr=False)
@@ -173,6 +178,13 @@ class SelectionContext:
     scores: dict = field(default_factory=dict)
     untuned: np.ndarray = field(default=None, repr=False)
     centres: dict = field(default_factory=dict, repr=False)
+    pseudo_labels: dict = field(default_factory=dict, repr=False)
+
+    def training_labels(self, epoch):
+        """The pseudo-labels that training after ``epoch`` reads (cluster-aware
+        negatives, the prototype term): :attr:`pseudo_labels` where that epoch has
+        them, else its chosen clustering's :attr:`labels`."""
+        return self.pseudo_labels.get(epoch, self.labels[epoch])
 
 
 def cluster_centres(embeddings, labels, n_clusters):
@@ -334,7 +346,13 @@ class EpochSelection(Callback):
         Keep the sample's embeddings by the best weights, as ``best_embeddings``.
     keep_centres : bool, default=False
         Keep each epoch's cluster centres in the encoder's space, as
-        ``context.centres`` (the prototype term's targets).
+        ``context.centres`` (the prototype term's targets), the clusters of
+        :meth:`SelectionContext.training_labels`.
+    pseudo_clusters : int or None, default=None
+        Clusters of training's pseudo-labels, when they are not the chosen clustering's
+        ``context.n_clusters``: each epoch's sample is then clustered a second time, in
+        the same space and with the same seed, into ``context.pseudo_labels``. None:
+        the chosen clustering.
     space : callable or None, default=None
         Maps the sample's encoder embeddings to the space that is clustered and
         scored: the space ``transform`` returns (with the words, a
@@ -352,13 +370,13 @@ class EpochSelection(Callback):
     """
 
     def __init__(self, criterion=None, context=None, *, last_epoch, keep_embeddings=False,
-                 keep_centres=False,
-                 space=None):
+                 keep_centres=False, pseudo_clusters=None, space=None):
         self.criterion = criterion
         self.context = context
         self.last_epoch = last_epoch
         self.keep_embeddings = keep_embeddings
         self.keep_centres = keep_centres
+        self.pseudo_clusters = pseudo_clusters
         self.space = space
         self.completed = 0
         self.kept = {}
@@ -412,9 +430,13 @@ class EpochSelection(Callback):
                 self.kept.clear()
             self.kept[epoch] = _cpu_copy(net.module_)
         self.context.labels[epoch] = candidate.labels
+        n_pseudo = self.pseudo_clusters or self.context.n_clusters
+        if n_pseudo != self.context.n_clusters:
+            self.context.pseudo_labels[epoch] = cluster(scored, n_pseudo,
+                                                        self.context.seed).labels
         if self.keep_centres:
-            self.context.centres[epoch] = cluster_centres(embeddings, candidate.labels,
-                                                          self.context.n_clusters)
+            self.context.centres[epoch] = cluster_centres(
+                embeddings, self.context.training_labels(epoch), n_pseudo)
         self.context.scores[epoch] = score
         return score
 
@@ -426,6 +448,7 @@ class EpochSelection(Callback):
             for later in [e for e in self.context.scores if e > self.completed]:
                 del self.context.scores[later], self.context.labels[later]
                 self.context.centres.pop(later, None)
+                self.context.pseudo_labels.pop(later, None)
             epoch = self.criterion.choose(self.context)
         if epoch in self.kept:
             net.module_.load_state_dict(self.kept[epoch])
@@ -458,6 +481,8 @@ class EpochSelection(Callback):
                    for e, labels in self.context.labels.items()}
         tensors.update({f"centres.{e}": torch.from_numpy(centres)
                         for e, centres in self.context.centres.items()})
+        tensors.update({f"pseudo.{e}": torch.from_numpy(np.asarray(labels, dtype=np.int64))
+                        for e, labels in self.context.pseudo_labels.items()})
         if self.context.untuned is not None:
             tensors["untuned"] = torch.from_numpy(np.ascontiguousarray(self.context.untuned))
         for kept_epoch, weights in self.kept.items():
@@ -485,6 +510,9 @@ class EpochSelection(Callback):
             self.context.centres = {e: tensors[f"centres.{e}"].numpy()
                                     for e in self.context.scores
                                     if f"centres.{e}" in tensors}
+            self.context.pseudo_labels = {e: tensors[f"pseudo.{e}"].numpy()
+                                          for e in self.context.scores
+                                          if f"pseudo.{e}" in tensors}
             if "untuned" in tensors:
                 self.context.untuned = tensors["untuned"].numpy()
             if meta.get("space") is not None and self.space is not None:

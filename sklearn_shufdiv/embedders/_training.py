@@ -303,10 +303,12 @@ class SetEpochViews(Callback):
 class PseudoLabels(Callback):
     """Cluster-aware negatives and the prototype term: before each epoch, every
     document's pseudo-label is its cluster in the epoch selection's clustering of the
-    previous epoch (epoch 0: the untuned encoder), in the space ``transform`` returns; -1
-    (none) for a document outside the selection's sample. The net's loss reads them as
-    the views' groups, and with ``prototypes`` that clustering's centres in the encoder's
-    space (``SelectionContext.centres``) as the prototypes."""
+    previous epoch (epoch 0: the untuned encoder), in the space ``transform`` returns
+    (``SelectionContext.training_labels``: the chosen clustering, or its
+    ``pseudo_clusters`` over-clustering); -1 (none) for a document outside the
+    selection's sample. The net's loss reads them as the views' groups, and with
+    ``prototypes`` that clustering's centres in the encoder's space
+    (``SelectionContext.centres``) as the prototypes."""
 
     def __init__(self, selection, n_documents, prototypes=False):
         self.selection = selection
@@ -317,7 +319,7 @@ class PseudoLabels(Callback):
         context = self.selection.context
         labels = np.full(self.n_documents, -1, dtype=np.int64)
         previous = len(net.history) - 1
-        labels[context.sample_indices] = context.labels[previous]
+        labels[context.sample_indices] = context.training_labels(previous)
         net.pseudo_labels_ = labels
         net.prototypes_ = (torch.from_numpy(context.centres[previous]) if self.prototypes
                            else None)

@@ -69,8 +69,8 @@ class TfidfPositiveEmbedder(BaseContrastiveEmbedder):
                  temperature=0.2, learning_rate=3e-5, weight_decay=0.01, batch_size=320,
                  mini_batch_size="auto", max_epochs=3, n_clusters=None,
                  selection="untuned-silhouette", selection_sample_size=5000,
-                 cluster_negatives=None, prototype_weight=0.0, normalize=True,
-                 device="auto", checkpoint_dir=None, random_state=None, verbose=1,
+                 cluster_negatives=None, prototype_weight=0.0, pseudo_clusters=None,
+                 normalize=True, device="auto", checkpoint_dir=None, random_state=None, verbose=1,
                  callbacks=None, tfidf_params=None, exclude_duplicates=True):
         self.model_name_or_path = model_name_or_path
         self.max_length = max_length
@@ -90,6 +90,7 @@ class TfidfPositiveEmbedder(BaseContrastiveEmbedder):
         self.selection_sample_size = selection_sample_size
         self.cluster_negatives = cluster_negatives
         self.prototype_weight = prototype_weight
+        self.pseudo_clusters = pseudo_clusters
         self.normalize = normalize
         self.device = device
         self.checkpoint_dir = checkpoint_dir
