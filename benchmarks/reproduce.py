@@ -107,6 +107,9 @@ def parse_args(argv=None):
                         help="the embedders' pseudo_clusters: clusters of the pseudo-labels "
                              "of --cluster-negatives and --prototype-weight, e.g. 2-4x the "
                              "classes (default: the classes)")
+    parser.add_argument("--pseudo-fraction", type=float, default=1.0,
+                        help="the embedders' pseudo_fraction: the most confident fraction of "
+                             "each pseudo-cluster kept for training (default: 1, all)")
     parser.add_argument("--freeze", default=None,
                         help="encoder parameters not trained, as comma-separated fnmatch "
                              "patterns of their names, passed as skorch's Freezer callback "
@@ -203,7 +206,8 @@ def embedder_params(args, k, seed, keep_epochs=None):
                   lexical_weight=args.lexical_weight, selection=args.selection,
                   cluster_negatives=args.cluster_negatives,
                   prototype_weight=args.prototype_weight,
-                  pseudo_clusters=args.pseudo_clusters, batch_size=args.batch_size,
+                  pseudo_clusters=args.pseudo_clusters,
+                  pseudo_fraction=args.pseudo_fraction, batch_size=args.batch_size,
                   mini_batch_size=args.mini_batch_size, learning_rate=args.learning_rate,
                   n_clusters=k, selection_sample_size=None, device=args.device,
                   random_state=seed, verbose=1)
@@ -238,12 +242,12 @@ def run_embedder(Embedder, args, docs, y, k, seed, keep_epochs=None):
 
 SETTINGS = ("corpus", "model", "n_docs", "max_epochs", "max_length", "max_windows",
             "lexical_weight", "selection", "cluster_negatives", "prototype_weight",
-            "pseudo_clusters", "freeze", "batch_size", "mini_batch_size", "learning_rate",
-            "temperature", "n_init", "device")
+            "pseudo_clusters", "pseudo_fraction", "freeze", "batch_size", "mini_batch_size",
+            "learning_rate", "temperature", "n_init", "device")
 #: What a setting was in results saved before it existed.
 SETTINGS_BEFORE = {"max_windows": 1, "lexical_weight": 0, "selection": "silhouette",
                    "freeze": None, "prototype_weight": 0.0,
-                   "pseudo_clusters": None}
+                   "pseudo_clusters": None, "pseudo_fraction": 1.0}
 
 
 def previous_runs(args, stem):

@@ -22,7 +22,8 @@ PARAMS = dict(max_epochs=3, batch_size=8, mini_batch_size=6, max_length=32, rand
 @pytest.mark.parametrize("extra", [{"selection": "silhouette"},
                                    {"selection": "untuned-silhouette"},
                                    {"prototype_weight": 1.0},
-                                   {"prototype_weight": 1.0, "pseudo_clusters": 6}])
+                                   {"prototype_weight": 1.0, "pseudo_clusters": 6,
+                                    "pseudo_fraction": 0.5}])
 def test_interrupted_fit_resumes_to_the_same_result(tiny_bert_path, corpus, tmp_path,
                                                     interrupt_at, extra):
     # The untuned silhouette scores every epoch in epoch 0's space, which the

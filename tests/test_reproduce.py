@@ -161,11 +161,14 @@ def test_reproduce_prototype_weight_reaches_the_embedder_and_resumes(reproduce, 
     check_saved_before(reproduce, tmp_path, "prototype_weight", ["--prototype-weight", "0.5"])
 
 
-def test_reproduce_pseudo_clusters_reaches_the_embedder_and_resumes(reproduce, tmp_path):
+def test_reproduce_pseudo_labels_reach_the_embedder_and_resume(reproduce, tmp_path):
     args = reproduce.parse_args(["--prototype-weight", "1", "--pseudo-clusters", "10"])
     assert reproduce.embedder_params(args, k=5, seed=0)["pseudo_clusters"] == 10
     assert reproduce.embedder_params(reproduce.parse_args([]), 5, 0)["pseudo_clusters"] is None
     check_saved_before(reproduce, tmp_path, "pseudo_clusters", ["--pseudo-clusters", "10"])
+    args = reproduce.parse_args(["--prototype-weight", "1", "--pseudo-fraction", "0.5"])
+    assert reproduce.embedder_params(args, k=5, seed=0)["pseudo_fraction"] == 0.5
+    check_saved_before(reproduce, tmp_path, "pseudo_fraction", ["--pseudo-fraction", "0.5"])
 
 
 def test_reproduce_keep_epochs_saves_every_candidate(reproduce, bbc_home, tiny_bert_path,

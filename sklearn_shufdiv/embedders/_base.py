@@ -81,6 +81,7 @@ class BaseContrastiveEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         "cluster_negatives": [Options({"exclude", "positive"}), None],
         "prototype_weight": [Interval(Real, 0, None, closed="left")],
         "pseudo_clusters": [Interval(Integral, 2, None), None],
+        "pseudo_fraction": [Interval(Real, 0, 1, closed="right")],
         "temperature": [Interval(Real, 0, None, closed="neither")],
         "learning_rate": [Interval(Real, 0, None, closed="neither")],
         "weight_decay": [Interval(Real, 0, None)],
@@ -204,18 +205,19 @@ class BaseContrastiveEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         being the fitted choice."""
         return self.lexical_weight_ if self.lexical_weight == "auto" else self.lexical_weight
 
-    def _pseudo_clusters(self, sample_size):
-        """The clusters of training's pseudo-labels, for the epoch selection: None when
-        no pseudo-labels are trained on (``pseudo_clusters`` has no effect then) or they
-        are the selection's own clustering."""
+    def _pseudo_labels(self, sample_size):
+        """How the epoch selection makes training's pseudo-labels (its ``pseudo_clusters``
+        and ``pseudo_fraction``): nothing when none are trained on, so that the two
+        parameters have no effect then."""
         if self.cluster_negatives is None and self.prototype_weight == 0:
-            return None
+            return {}
         if self.pseudo_clusters is not None and self.pseudo_clusters > sample_size:
             raise ValueError(
                 f"pseudo_clusters={self.pseudo_clusters} is more clusters than the "
                 f"{sample_size} documents of the selection's sample: lower it, or raise "
                 "selection_sample_size.")
-        return self.pseudo_clusters
+        return {"pseudo_clusters": self.pseudo_clusters,
+                "pseudo_fraction": self.pseudo_fraction}
 
     def _begin_fit(self, documents):
         """The :class:`FitState` of a fit on ``documents``: device, seed, processes, the
@@ -253,7 +255,7 @@ class BaseContrastiveEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         fit.selection = EpochSelection(criterion, context, last_epoch=self.max_epochs,
                                        keep_embeddings=size >= len(documents),
                                        keep_centres=self.prototype_weight > 0,
-                                       pseudo_clusters=self._pseudo_clusters(size),
+                                       **self._pseudo_labels(size),
                                        space=space)
         return fit
 

@@ -172,6 +172,15 @@ pseudo_clusters : int or None, default=None
     epoch selection still clusters into ``n_clusters``. No effect with neither
     ``cluster_negatives`` nor ``prototype_weight``; at most the selection's sample
     size.
+pseudo_fraction : float in (0, 1], default=1.0
+    The fraction of each pseudo-cluster that keeps its pseudo-label for
+    ``cluster_negatives`` and the prototype term: its documents of largest margin, the
+    cosine similarity to their own cluster's centre minus that to the nearest other
+    centre (in the space clustered); the others are treated as documents outside the
+    selection's sample, and the prototypes are the centres of the documents kept. 1
+    labels them all. A first clustering's errors lie mostly at its clusters' borders;
+    training on the confident cores keeps fewer of them. No effect with neither
+    ``cluster_negatives`` nor ``prototype_weight``.
 normalize : bool, default=True
     L2-normalise the output of ``transform`` (the loss only trains directions). With
     ``lexical_weight`` above 0 the rows are two weighted unit vectors, of norm 1

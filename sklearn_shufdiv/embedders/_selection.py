@@ -34,7 +34,7 @@ from ..metrics import cosine_silhouette
 from ..metrics._scorers import UNDEFINED_SILHOUETTE
 
 __all__ = ["Candidate", "SelectionContext", "SelectionCriterion", "SilhouetteCriterion",
-           "UntunedSilhouetteCriterion", "cluster"]
+           "UntunedSilhouetteCriterion", "cluster", "cluster_centres", "confident_labels"]
 
 
 def _n_runs(n_init):
@@ -164,10 +164,10 @@ class SelectionContext:
         words left out; :func:`cluster_centres`): the prototype term's targets, kept
         (and checkpointed) only when ``EpochSelection(keep_centres=True)``.
     pseudo_labels : dict of int to ndarray
-        Epoch -> the labels of a second clustering of its sample, with
-        ``EpochSelection(pseudo_clusters=...)`` clusters (an over-clustering), found
-        when training's pseudo-labels are not the chosen clustering itself
-        (:meth:`training_labels`).
+        Epoch -> training's pseudo-labels of its sample, where they are not the chosen
+        clustering itself (:meth:`training_labels`): a second clustering, with
+        ``EpochSelection(pseudo_clusters=...)`` clusters (an over-clustering), and/or
+        only its most confident documents labelled (``pseudo_fraction``, -1 else).
     """
 
     texts: list = field(repr=False)
@@ -194,7 +194,7 @@ def cluster_centres(embeddings, labels, n_clusters):
     ----------
     embeddings : ndarray of shape (n_samples, dim)
     labels : ndarray of shape (n_samples,)
-        Cluster indices in ``[0, n_clusters)``.
+        Cluster indices in ``[0, n_clusters)``; -1 (no cluster) is left out.
     n_clusters : int
 
     Returns
@@ -210,10 +210,54 @@ def cluster_centres(embeddings, labels, n_clusters):
     [[0.707, 0.707], [0.707, 0.707], [0.0, 0.0]]
     """
     unit = _unit(embeddings)
+    labels = np.asarray(labels)
+    known = labels >= 0
     sums = np.zeros((n_clusters, unit.shape[1]))
-    np.add.at(sums, np.asarray(labels), unit)
+    np.add.at(sums, labels[known], unit[known])
     norms = np.linalg.norm(sums, axis=1, keepdims=True)
     return (sums / np.maximum(norms, 1e-12)).astype(np.float32)
+
+
+def confident_labels(embeddings, labels, n_clusters, fraction):
+    """``labels`` with only the most confident ``fraction`` of each cluster kept, -1 else.
+
+    A row's confidence is its margin: its cosine similarity to its own cluster's centre
+    (:func:`cluster_centres`) minus that to the nearest other centre. Each cluster keeps
+    its ``ceil(fraction * size)`` rows of largest margin (ties: the first rows), so that
+    no cluster loses all its members.
+
+    Parameters
+    ----------
+    embeddings : ndarray of shape (n_samples, dim)
+    labels : ndarray of shape (n_samples,)
+        Cluster indices in ``[0, n_clusters)``.
+    n_clusters : int
+    fraction : float in (0, 1]
+
+    Returns
+    -------
+    labels : ndarray of shape (n_samples,)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[1.0, 0.0], [0.6, 0.4], [0.0, 1.0], [0.3, 0.7]])
+    >>> confident_labels(X, np.array([0, 0, 1, 1]), 2, 0.5).tolist()
+    [0, -1, 1, -1]
+    """
+    labels = np.asarray(labels)
+    unit = _unit(embeddings)
+    similarities = unit @ cluster_centres(unit, labels, n_clusters).T
+    rows = np.arange(len(labels))
+    own = similarities[rows, labels].copy()
+    similarities[rows, labels] = -np.inf
+    margin = own - similarities.max(axis=1)
+    kept = np.full_like(labels, -1)
+    for k in range(n_clusters):
+        members = np.flatnonzero(labels == k)
+        best = np.argsort(-margin[members], kind="stable")[:int(np.ceil(fraction * len(members)))]
+        kept[members[best]] = k
+    return kept
 
 
 class SelectionCriterion:
@@ -353,6 +397,10 @@ class EpochSelection(Callback):
         ``context.n_clusters``: each epoch's sample is then clustered a second time, in
         the same space and with the same seed, into ``context.pseudo_labels``. None:
         the chosen clustering.
+    pseudo_fraction : float, default=1.0
+        Below 1, training's pseudo-labels keep only that fraction of each cluster, its
+        most confident documents (:func:`confident_labels`, in the space scored); the
+        others get -1, as documents outside the sample.
     space : callable or None, default=None
         Maps the sample's encoder embeddings to the space that is clustered and
         scored: the space ``transform`` returns (with the words, a
@@ -370,13 +418,15 @@ class EpochSelection(Callback):
     """
 
     def __init__(self, criterion=None, context=None, *, last_epoch, keep_embeddings=False,
-                 keep_centres=False, pseudo_clusters=None, space=None):
+                 keep_centres=False, pseudo_clusters=None, pseudo_fraction=1.0,
+                 space=None):
         self.criterion = criterion
         self.context = context
         self.last_epoch = last_epoch
         self.keep_embeddings = keep_embeddings
         self.keep_centres = keep_centres
         self.pseudo_clusters = pseudo_clusters
+        self.pseudo_fraction = pseudo_fraction
         self.space = space
         self.completed = 0
         self.kept = {}
@@ -431,9 +481,12 @@ class EpochSelection(Callback):
             self.kept[epoch] = _cpu_copy(net.module_)
         self.context.labels[epoch] = candidate.labels
         n_pseudo = self.pseudo_clusters or self.context.n_clusters
-        if n_pseudo != self.context.n_clusters:
-            self.context.pseudo_labels[epoch] = cluster(scored, n_pseudo,
-                                                        self.context.seed).labels
+        pseudo = (candidate.labels if n_pseudo == self.context.n_clusters
+                  else cluster(scored, n_pseudo, self.context.seed).labels)
+        if self.pseudo_fraction < 1:
+            pseudo = confident_labels(scored, pseudo, n_pseudo, self.pseudo_fraction)
+        if pseudo is not candidate.labels:
+            self.context.pseudo_labels[epoch] = pseudo
         if self.keep_centres:
             self.context.centres[epoch] = cluster_centres(
                 embeddings, self.context.training_labels(epoch), n_pseudo)

@@ -72,7 +72,8 @@ class ShuffleDivideEmbedder(BaseContrastiveEmbedder):
                  mini_batch_size="auto", max_epochs=3, n_clusters=None,
                  selection="untuned-silhouette", selection_sample_size=5000,
                  cluster_negatives=None, prototype_weight=0.0, pseudo_clusters=None,
-                 normalize=True, device="auto", checkpoint_dir=None, random_state=None, verbose=1,
+                 pseudo_fraction=1.0, normalize=True, device="auto", checkpoint_dir=None,
+                 random_state=None, verbose=1,
                  callbacks=None, min_sentences=4, unit="sentence", sentence_splitter="auto"):
         self.model_name_or_path = model_name_or_path
         self.max_length = max_length
@@ -93,6 +94,7 @@ class ShuffleDivideEmbedder(BaseContrastiveEmbedder):
         self.cluster_negatives = cluster_negatives
         self.prototype_weight = prototype_weight
         self.pseudo_clusters = pseudo_clusters
+        self.pseudo_fraction = pseudo_fraction
         self.normalize = normalize
         self.device = device
         self.checkpoint_dir = checkpoint_dir

@@ -70,7 +70,8 @@ class TfidfPositiveEmbedder(BaseContrastiveEmbedder):
                  mini_batch_size="auto", max_epochs=3, n_clusters=None,
                  selection="untuned-silhouette", selection_sample_size=5000,
                  cluster_negatives=None, prototype_weight=0.0, pseudo_clusters=None,
-                 normalize=True, device="auto", checkpoint_dir=None, random_state=None, verbose=1,
+                 pseudo_fraction=1.0, normalize=True, device="auto", checkpoint_dir=None,
+                 random_state=None, verbose=1,
                  callbacks=None, tfidf_params=None, exclude_duplicates=True):
         self.model_name_or_path = model_name_or_path
         self.max_length = max_length
@@ -91,6 +92,7 @@ class TfidfPositiveEmbedder(BaseContrastiveEmbedder):
         self.cluster_negatives = cluster_negatives
         self.prototype_weight = prototype_weight
         self.pseudo_clusters = pseudo_clusters
+        self.pseudo_fraction = pseudo_fraction
         self.normalize = normalize
         self.device = device
         self.checkpoint_dir = checkpoint_dir
