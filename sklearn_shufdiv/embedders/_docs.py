@@ -171,7 +171,11 @@ pseudo_clusters : int or None, default=None
     treating documents of one class in different sub-clusters as negatives). The
     epoch selection still clusters into ``n_clusters``. No effect with neither
     ``cluster_negatives`` nor ``prototype_weight``; at most the selection's sample
-    size.
+    size. With the prototype term at weight 1, 3 times the classes, 1,000-document
+    samples, 2 epochs (ACC / AMI over 5 k-means seeds against epoch 0): 20 Newsgroups
+    +1.8 / +2.6 (``n_clusters``: +2.6 / +2.7), BBC +0.2 / +0.1 (+0.4 / +1.0), Reuters
+    -2.1 / -1.2 (+2.4 / +0.8); one training seed each. Not better: None stays the
+    default.
 pseudo_fraction : float in (0, 1], default=1.0
     The fraction of each pseudo-cluster that keeps its pseudo-label for
     ``cluster_negatives`` and the prototype term: its documents of largest margin, the
@@ -180,7 +184,11 @@ pseudo_fraction : float in (0, 1], default=1.0
     selection's sample, and the prototypes are the centres of the documents kept. 1
     labels them all. A first clustering's errors lie mostly at its clusters' borders;
     training on the confident cores keeps fewer of them. No effect with neither
-    ``cluster_negatives`` nor ``prototype_weight``.
+    ``cluster_negatives`` nor ``prototype_weight``. With the prototype term at weight
+    1 and 0.5 here (1,000-document samples, 2 epochs, two training seeds, ACC / AMI
+    over 5 k-means seeds against epoch 0): 20 Newsgroups +0.5 / +1.4 and -1.7 / +1.6
+    (all labelled: +2.6 / +2.7 and -1.1 / +1.6), Reuters -2.1 / -1.2 and -0.5 / -1.1
+    (+2.4 / +0.8 and -0.7 / -1.5). Not better: 1 stays the default.
 normalize : bool, default=True
     L2-normalise the output of ``transform`` (the loss only trains directions). With
     ``lexical_weight`` above 0 the rows are two weighted unit vectors, of norm 1

@@ -304,9 +304,10 @@ class PseudoLabels(Callback):
     """Cluster-aware negatives and the prototype term: before each epoch, every
     document's pseudo-label is its cluster in the epoch selection's clustering of the
     previous epoch (epoch 0: the untuned encoder), in the space ``transform`` returns
-    (``SelectionContext.training_labels``: the chosen clustering, or its
-    ``pseudo_clusters`` over-clustering); -1 (none) for a document outside the
-    selection's sample. The net's loss reads them as the views' groups, and with
+    (``SelectionContext.training_labels``: the chosen clustering or its
+    ``pseudo_clusters`` over-clustering, only their confident part with
+    ``pseudo_fraction``); -1 (none) for a document outside the selection's sample or
+    left unlabelled. The net's loss reads them as the views' groups, and with
     ``prototypes`` that clustering's centres in the encoder's space
     (``SelectionContext.centres``) as the prototypes."""
 
