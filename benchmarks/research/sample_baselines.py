@@ -4,7 +4,8 @@ seeds (best of 10 runs each), the same scoring as ``epoch_criteria.py``'s column
 the tuned epochs there can be set against the best bag of words on the same documents
 (reproduce's own rows score one k-means seed per training seed). Labels only score.
 
-From the repository root::
+From the repository root (``CORPUS:all`` for the whole corpus, ``CORPUS:N`` for another
+sample size)::
 
     SCIKIT_LEARN_DATA=../shared/data/scikit_learn_data python \
         benchmarks/research/sample_baselines.py bbc reuters 20news
@@ -22,8 +23,9 @@ import reproduce  # noqa: E402
 from sklearn_shufdiv import SphericalKMeans, clustering_accuracy  # noqa: E402
 
 
-def report(corpus, n_docs=1000):
-    args = reproduce.parse_args(["--corpus", corpus, "--n-docs", str(n_docs)])
+def report(corpus, n_docs="1000"):
+    size = [] if n_docs == "all" else ["--n-docs", n_docs]
+    args = reproduce.parse_args(["--corpus", corpus, *size])
     docs, y, names = reproduce.load(args)
     for method in ("tfidf", "lsa"):
         space = reproduce.fixed_space(method, args, docs, {})
@@ -31,10 +33,10 @@ def report(corpus, n_docs=1000):
                 for s in range(5)]
         acc = [clustering_accuracy(y, z) for z in runs]
         mi = [ami(y, z) for z in runs]
-        print(f"{corpus} {n_docs} {method}: ACC {np.mean(acc):.3f} ± {np.std(acc):.3f} "
+        print(f"{corpus} {len(docs)} {method}: ACC {np.mean(acc):.3f} ± {np.std(acc):.3f} "
               f"AMI {np.mean(mi):.3f} ± {np.std(mi):.3f}", flush=True)
 
 
 if __name__ == "__main__":
-    for corpus in sys.argv[1:]:
-        report(corpus)
+    for name in sys.argv[1:]:
+        report(*name.split(":"))
