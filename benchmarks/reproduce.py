@@ -72,6 +72,9 @@ def parse_args(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--corpus", choices=sorted(LOADERS), default="bbc")
     parser.add_argument("--seeds", type=int, default=5)
+    parser.add_argument("--first-seed", type=int, default=0,
+                        help="run the seeds first-seed .. first-seed + seeds - 1 (with "
+                             "--resume, to add one seed's run beside others already saved)")
     parser.add_argument("--model", default=default_model())
     parser.add_argument("--data-home", default=os.environ.get("SCIKIT_LEARN_DATA")
                         or str(DEFAULT_DATA_HOME))
@@ -295,7 +298,7 @@ def run(args, stem, device):
         if any(r["seed"] == 0 for r in rows) and cache.exists():
             spaces[method] = np.load(cache)
     fixed = {}  # seed-independent representations, computed once
-    for seed in range(args.seeds):
+    for seed in range(args.first_seed, args.first_seed + args.seeds):
         for method in methods:
             if any(r["seed"] == seed for r in results[method]):
                 continue

@@ -92,6 +92,14 @@ def test_reproduce_writes_results_and_resumes(reproduce, bbc_home, tiny_bert_pat
     assert (tmp_path / "bbc_epochs.png").stat().st_size > 0
     assert (tmp_path / "bbc_tsne.png").stat().st_size > 0
 
+    # One more seed on its own (--first-seed): only seed 4 runs, seed 3 is not made.
+    reproduce.main(_argv(bbc_home, tiny_bert_path, tmp_path, 1, "tfidf", "--no-plots",
+                         "--first-seed", "4"))
+    fourth = json.loads((tmp_path / "bbc.json").read_text())["results"]
+    assert [r["seed"] for r in fourth["tfidf"]] == [0, 1, 2, 4]
+    assert fourth["tfidf"][:3] == second["tfidf"]
+    second = fourth
+
     # Another method on one seed: every earlier run is kept, whatever its method or seed.
     reproduce.main(_argv(bbc_home, tiny_bert_path, tmp_path, 1, "tfidf-positive", "--no-plots"))
     third = json.loads((tmp_path / "bbc.json").read_text())["results"]
