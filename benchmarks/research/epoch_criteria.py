@@ -12,6 +12,8 @@ root::
 
     SCIKIT_LEARN_DATA=../shared/data/scikit_learn_data python \
         benchmarks/research/epoch_criteria.py bbc _proto1000 0 1
+
+(``bbc:all _proto2e_full 0 1`` for a run on the whole corpus.)
 """
 
 import glob
@@ -35,9 +37,9 @@ def silhouette(space, labels):
     return silhouette_score(space, labels, metric="cosine")
 
 
-def report(corpus, tag, seed, n_docs=1000, dim=384):
-    docs, y, names = reproduce.load(reproduce.parse_args(["--corpus", corpus,
-                                                          "--n-docs", str(n_docs)]))
+def report(corpus, tag, seed, n_docs="1000", dim=384):
+    size = [] if n_docs == "all" else ["--n-docs", str(n_docs)]
+    docs, y, names = reproduce.load(reproduce.parse_args(["--corpus", corpus, *size]))
     k = len(names)
     prefix = BENCHMARKS / "results" / f"{corpus}{tag}_shuffle-divide_seed{seed}"
     sample = np.load(f"{prefix}_sample_indices.npy")
@@ -70,6 +72,7 @@ def report(corpus, tag, seed, n_docs=1000, dim=384):
 
 
 if __name__ == "__main__":
-    corpus, tag, *seeds = sys.argv[1:]
+    corpus, tag, *seeds = sys.argv[1:]  # corpus: C (its 1,000 sample), C:all or C:N
+    corpus, _, n_docs = corpus.partition(":")
     for seed in seeds or ["0"]:
-        report(corpus, tag, seed)
+        report(corpus, tag, seed, n_docs or "1000")
