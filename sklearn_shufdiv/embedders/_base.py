@@ -205,11 +205,16 @@ class BaseContrastiveEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         being the fitted choice."""
         return self.lexical_weight_ if self.lexical_weight == "auto" else self.lexical_weight
 
+    def _trains_on_pseudo_labels(self):
+        """Whether training reads the selection's pseudo-labels: cluster-aware negatives
+        or the prototype term."""
+        return self.cluster_negatives is not None or self.prototype_weight > 0
+
     def _pseudo_labels(self, sample_size):
         """How the epoch selection makes training's pseudo-labels (its ``pseudo_clusters``
         and ``pseudo_fraction``): nothing when none are trained on, so that the two
         parameters have no effect then."""
-        if self.cluster_negatives is None and self.prototype_weight == 0:
+        if not self._trains_on_pseudo_labels():
             return {}
         if self.pseudo_clusters is not None and self.pseudo_clusters > sample_size:
             raise ValueError(
@@ -262,7 +267,7 @@ class BaseContrastiveEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
     def _make_net(self, fit, tokenizer, encoder, max_length):
         """The skorch net of the fit: our step and callbacks, then the user's callbacks."""
         callbacks = [("views", SetEpochViews())]
-        if self.cluster_negatives is not None or self.prototype_weight > 0:
+        if self._trains_on_pseudo_labels():
             callbacks.append(("pseudo_labels", PseudoLabels(
                 fit.selection, len(fit.documents), prototypes=self.prototype_weight > 0)))
         if fit.world_size > 1:

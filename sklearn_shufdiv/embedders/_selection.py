@@ -246,8 +246,7 @@ def confident_labels(embeddings, labels, n_clusters, fraction):
     [0, -1, 1, -1]
     """
     labels = np.asarray(labels)
-    unit = _unit(embeddings)
-    similarities = unit @ cluster_centres(unit, labels, n_clusters).T
+    similarities = _unit(embeddings) @ cluster_centres(embeddings, labels, n_clusters).T
     rows = np.arange(len(labels))
     own = similarities[rows, labels].copy()
     similarities[rows, labels] = -np.inf
