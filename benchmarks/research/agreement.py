@@ -51,9 +51,9 @@ def report(corpus, tag, seed, dim=384):
                    key=lambda p: int(p.rsplit("epoch", 1)[1][:-4]))
     if not paths:
         return None
-    ys = y[np.load(f"{prefix}_sample_indices.npy")]
-    spaces = [np.load(p) for p in paths]
     sample = np.load(f"{prefix}_sample_indices.npy")
+    ys = y[sample]
+    spaces = [np.load(p) for p in paths]
     views = {"lsa": fit(reproduce.fixed_space("lsa", args, docs, {})[sample], k),
              "encoder": fit(spaces[0][:, :dim], k)}
     rows = []
