@@ -113,6 +113,10 @@ def parse_args(argv=None):
     parser.add_argument("--pseudo-fraction", type=float, default=1.0,
                         help="the embedders' pseudo_fraction: the most confident fraction of "
                              "each pseudo-cluster kept for training (default: 1, all)")
+    parser.add_argument("--unit", choices=("sentence", "word"), default="sentence",
+                        help="ShuffleDivideEmbedder's unit: the shuffled and halved units of "
+                             "a document (not with the tfidf-positive method; default: "
+                             "sentence)")
     parser.add_argument("--freeze", default=None,
                         help="encoder parameters not trained, as comma-separated fnmatch "
                              "patterns of their names, passed as skorch's Freezer callback "
@@ -147,6 +151,9 @@ def parse_args(argv=None):
                         help="keep the runs already in <stem>.json (same settings) and do "
                              "only the missing ones; every finished run is saved at once")
     args = parser.parse_args(argv)
+    if args.unit != "sentence" and "tfidf-positive" in args.methods.split(","):
+        parser.error(f"--unit {args.unit} is ShuffleDivideEmbedder's: the tfidf-positive "
+                     "method has no unit; run it in a call without --unit")
     if args.quick:
         args.n_docs, args.seeds = args.n_docs or 600, 1
     return args
@@ -201,9 +208,10 @@ class KeepEpochs(SelectionCriterion):
         return self.criterion.choose(context)
 
 
-def embedder_params(args, k, seed, keep_epochs=None):
+def embedder_params(args, k, seed, keep_epochs=None, shuffle_divide=True):
     """The embedders' parameters of a run; ``keep_epochs``: the path prefix of its saved
-    epochs (with ``--keep-epochs``)."""
+    epochs (with ``--keep-epochs``); ``shuffle_divide``: with ShuffleDivideEmbedder's own
+    (``unit``), for it rather than TfidfPositiveEmbedder."""
     params = dict(model_name_or_path=args.model, max_epochs=args.max_epochs,
                   max_length=args.max_length, max_windows=args.max_windows,
                   lexical_weight=args.lexical_weight, selection=args.selection,
@@ -214,6 +222,8 @@ def embedder_params(args, k, seed, keep_epochs=None):
                   mini_batch_size=args.mini_batch_size, learning_rate=args.learning_rate,
                   n_clusters=k, selection_sample_size=None, device=args.device,
                   random_state=seed, verbose=1)
+    if shuffle_divide:
+        params["unit"] = args.unit
     if args.temperature is not None:
         params["temperature"] = args.temperature
     if args.freeze:
@@ -225,7 +235,8 @@ def embedder_params(args, k, seed, keep_epochs=None):
 
 def run_embedder(Embedder, args, docs, y, k, seed, keep_epochs=None):
     start = time.perf_counter()
-    embedder = Embedder(**embedder_params(args, k, seed, keep_epochs))
+    embedder = Embedder(**embedder_params(args, k, seed, keep_epochs,
+                                          shuffle_divide=Embedder is ShuffleDivideEmbedder))
     space = embedder.fit_transform(docs)  # the selection's embeddings of the corpus
     labels = cluster(space, k, seed, args.n_init)
     row = scores(y, labels, space)
@@ -245,12 +256,12 @@ def run_embedder(Embedder, args, docs, y, k, seed, keep_epochs=None):
 
 SETTINGS = ("corpus", "model", "n_docs", "max_epochs", "max_length", "max_windows",
             "lexical_weight", "selection", "cluster_negatives", "prototype_weight",
-            "pseudo_clusters", "pseudo_fraction", "freeze", "batch_size", "mini_batch_size",
-            "learning_rate", "temperature", "n_init", "device")
+            "pseudo_clusters", "pseudo_fraction", "unit", "freeze", "batch_size",
+            "mini_batch_size", "learning_rate", "temperature", "n_init", "device")
 #: What a setting was in results saved before it existed.
 SETTINGS_BEFORE = {"max_windows": 1, "lexical_weight": 0, "selection": "silhouette",
                    "freeze": None, "prototype_weight": 0.0,
-                   "pseudo_clusters": None, "pseudo_fraction": 1.0}
+                   "pseudo_clusters": None, "pseudo_fraction": 1.0, "unit": "sentence"}
 
 
 def previous_runs(args, stem):

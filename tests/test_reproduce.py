@@ -179,6 +179,17 @@ def test_reproduce_pseudo_labels_reach_the_embedder_and_resume(reproduce, tmp_pa
     check_saved_before(reproduce, tmp_path, "pseudo_fraction", ["--pseudo-fraction", "0.5"])
 
 
+def test_reproduce_unit_reaches_shuffle_divide_only(reproduce, tmp_path, capsys):
+    args = reproduce.parse_args(["--unit", "word", "--methods", "frozen,shuffle-divide"])
+    assert reproduce.embedder_params(args, k=5, seed=0)["unit"] == "word"
+    assert "unit" not in reproduce.embedder_params(args, 5, 0, shuffle_divide=False)
+    with pytest.raises(SystemExit):
+        reproduce.parse_args(["--unit", "word", "--methods", "frozen,tfidf-positive"])
+    assert "--unit word is ShuffleDivideEmbedder's" in capsys.readouterr().err
+    check_saved_before(reproduce, tmp_path, "unit",
+                       ["--unit", "word", "--methods", "shuffle-divide"])
+
+
 def test_reproduce_keep_epochs_saves_every_candidate(reproduce, bbc_home, tiny_bert_path,
                                                     tmp_path):
     reproduce.main(_argv(bbc_home, tiny_bert_path, tmp_path, 1, "shuffle-divide",
