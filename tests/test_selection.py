@@ -141,7 +141,7 @@ def test_a_choice_whose_weights_were_not_kept_is_an_error(tiny_bert_path, corpus
 
 def test_bad_selection(tiny_bert_path, corpus):
     with pytest.raises(ValueError, match="'selection' parameter"):
-        ShuffleDivideEmbedder(tiny_bert_path, selection="stability", **SMALL).fit(corpus[0])
+        ShuffleDivideEmbedder(tiny_bert_path, selection="consensus", **SMALL).fit(corpus[0])
 
 
 def test_the_untuned_silhouette_scores_each_clustering_in_epoch_0s_space(points):
@@ -190,3 +190,77 @@ def test_the_untuned_silhouette_in_a_fit(tiny_bert_path, corpus, lexical_weight)
     assert embedder.best_epoch_ == int(np.argmax(scores))
     # Released after the fit: the space is not pickled with the embedder.
     assert dict(embedder.net_.callbacks_)["selection"].context.untuned is None
+
+
+def test_stability_is_the_mean_pairwise_ari_of_seeded_clusterings(points):
+    from sklearn.metrics import adjusted_rand_score
+
+    from sklearn_shufdiv.embedders._selection import stability
+
+    noisy = np.random.default_rng(1).normal(size=(80, 6))  # no structure: seeds disagree
+    runs = [cluster(noisy, 5, 3 + i).labels for i in range(4)]
+    expected = np.mean([adjusted_rand_score(runs[i], runs[j])
+                        for i in range(4) for j in range(i + 1, 4)])
+    assert stability(noisy, 5, seed=3, n_clusterings=4) == pytest.approx(expected)
+    assert stability(noisy, 5, seed=3, n_clusterings=4, first=runs[0]) == pytest.approx(
+        expected)
+    assert expected < 0.9
+    assert stability(points, 3, seed=3) == pytest.approx(1.0)  # three clear clusters
+
+
+@pytest.mark.parametrize("scores, chosen, final", [
+    ({0: 0.95, 1: 0.97, 2: 0.99}, 2, False),   # stable throughout: the last epoch
+    ({0: 0.95, 1: 0.97, 2: 0.80}, 1, False),   # epoch 2 lost it: the last stable one
+    ({0: 0.95, 1: 0.80, 2: 0.99}, 0, False),   # stable again after a break: not kept
+    ({0: 0.80, 1: 0.99, 2: 0.99}, 0, True),    # unstable untuned clusters: epoch 0
+    ({0: float("nan"), 1: 0.99}, 0, True),     # undefined counts as unstable
+    ({0: 0.9}, 0, False),                      # the threshold itself is stable
+])
+def test_the_stability_criterion_keeps_the_last_epoch_of_a_stable_run(scores, chosen, final):
+    from sklearn_shufdiv.embedders import SelectionContext, StabilityCriterion
+
+    context = SelectionContext([], np.arange(4), 2, 0, scores=scores)
+    assert StabilityCriterion().choose(context) == chosen
+    assert StabilityCriterion().final(context) is final
+    assert StabilityCriterion(min_stability=0.5).choose(context) == (
+        0 if np.isnan(scores[0]) else max(scores))
+
+
+@pytest.mark.parametrize("stable, best_epoch, epochs", [(1.0, 2, 3), (0.5, 0, 1)])
+def test_the_stability_criterion_in_a_fit(tiny_bert_path, corpus, monkeypatch, capsys,
+                                          stable, best_epoch, epochs):
+    """Stable clusters: training runs and its last epoch is kept. Unstable ones: training
+    is skipped, and the fit returns the untuned encoder."""
+    from sklearn_shufdiv.embedders import _selection
+
+    monkeypatch.setattr(_selection, "stability", lambda *args, **kwargs: stable)
+    docs, _ = corpus
+    embedder = ShuffleDivideEmbedder(tiny_bert_path, selection="stability",
+                                     **{**SMALL, "verbose": 1}).fit(docs)
+    assert embedder.best_epoch_ == best_epoch
+    assert [row["stability"] for row in embedder.history_] == [stable] * epochs
+    assert len(embedder.net_.history) == epochs - 1
+    trained = ShuffleDivideEmbedder(tiny_bert_path, **{**SMALL, "n_clusters": None,
+                                                       "max_epochs": best_epoch}).fit(docs)
+    np.testing.assert_array_equal(embedder.transform(docs), trained.transform(docs))
+    skipped = "the selection will keep no later epoch: training skipped"
+    assert (skipped in capsys.readouterr().out) is (stable < 0.9)
+
+
+def test_the_stability_criterion_in_a_real_fit_and_its_validation(tiny_bert_path, corpus):
+    from sklearn_shufdiv.embedders import StabilityCriterion
+    from sklearn_shufdiv.embedders._selection import stability
+
+    docs, _ = corpus
+    embedder = ShuffleDivideEmbedder(tiny_bert_path, selection=StabilityCriterion(0.01, 3),
+                                     selection_sample_size=40, lexical_weight=0,
+                                     **SMALL).fit(docs)
+    sample = [docs[i] for i in embedder.selection_indices_]
+    untuned = ShuffleDivideEmbedder(tiny_bert_path, lexical_weight=0,
+                                    **{**SMALL, "max_epochs": 0}).fit(docs)
+    assert embedder.history_[0]["stability"] == pytest.approx(
+        stability(untuned.net_.embed(sample), 4, seed=0, n_clusterings=3))
+    for bad, match in ((StabilityCriterion(0), "min_stability=0"),
+                       (StabilityCriterion(n_clusterings=1), "n_clusterings=1")):
+        with pytest.raises(ValueError, match=match):
+            ShuffleDivideEmbedder(tiny_bert_path, selection=bad, **SMALL).fit(docs)

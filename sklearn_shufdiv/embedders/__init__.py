@@ -18,6 +18,7 @@ from ._selection import (
     SelectionContext,
     SelectionCriterion,
     SilhouetteCriterion,
+    StabilityCriterion,
     UntunedSilhouetteCriterion,
 )
 from ._training import ContrastiveNet, ViewBatch
@@ -37,6 +38,7 @@ __all__ = [
     "ShuffleDivideEmbedder",
     "ShuffleDividePositives",
     "SilhouetteCriterion",
+    "StabilityCriterion",
     "TfidfNeighborPairs",
     "TfidfNeighborPositives",
     "TfidfPositiveEmbedder",

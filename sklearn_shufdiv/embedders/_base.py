@@ -11,6 +11,7 @@ from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, Transfo
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 from skorch.callbacks import Callback
+from tqdm.auto import tqdm
 
 from ..utils._param_validation import Interval, Options, validate_estimator_params
 from ._checkpoint import CheckpointDir, EpochCheckpoint
@@ -305,7 +306,12 @@ class BaseContrastiveEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
             start = fit.checkpoints.resume(net, fit.selection, self.max_epochs)
         fit.selection.begin(net, start)
         interrupted = False
-        if self.max_epochs > start:
+        if self.max_epochs > start and fit.selection.final():
+            if self.verbose and fit.rank == 0:
+                tqdm.write(f"epoch {start}: {fit.selection.name} "
+                           f"{fit.selection.context.scores[start]:.4f}; the selection will "
+                           "keep no later epoch: training skipped")
+        elif self.max_epochs > start:
             batches = EpochBatches(fit.positives, self.batch_size, fit.seed,
                                    content_keys(fit.documents), fit.rank, fit.world_size)
             interrupted = net.train_epochs(batches, self.max_epochs - start)

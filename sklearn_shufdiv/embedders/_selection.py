@@ -27,6 +27,7 @@ from functools import cached_property
 
 import numpy as np
 import torch
+from sklearn.metrics import adjusted_rand_score
 from skorch.callbacks import Callback
 
 from ..cluster import DEFAULT_N_INIT, SphericalKMeans
@@ -34,7 +35,8 @@ from ..metrics import cosine_silhouette
 from ..metrics._scorers import UNDEFINED_SILHOUETTE
 
 __all__ = ["Candidate", "SelectionContext", "SelectionCriterion", "SilhouetteCriterion",
-           "UntunedSilhouetteCriterion", "cluster", "cluster_centres", "confident_labels"]
+           "StabilityCriterion", "UntunedSilhouetteCriterion", "cluster", "cluster_centres",
+           "confident_labels"]
 
 
 def _n_runs(n_init):
@@ -291,6 +293,11 @@ class SelectionCriterion:
         scores = np.array([context.scores[epoch] for epoch in epochs], dtype=float)
         return epochs[int(np.argmax(np.nan_to_num(scores, nan=-np.inf)))]
 
+    def final(self, context):
+        """Whether no epoch after those scored can be chosen, so that training them is
+        pointless; checked before training starts. By default False."""
+        return False
+
 
 def _silhouette(unit, labels):
     """The cosine silhouette of ``labels`` on the rows ``unit``; -1 where undefined."""
@@ -349,8 +356,125 @@ class UntunedSilhouetteCriterion(SelectionCriterion):
         return _silhouette(context.untuned, candidate.labels)
 
 
+def stability(embeddings, n_clusters, seed=0, n_clusterings=5, first=None):
+    """How reproducible the spherical k-means clustering of ``embeddings`` is.
+
+    The mean adjusted Rand index over all pairs of ``n_clusterings`` clusterings by
+    :func:`cluster` (each the best of the estimator's restarts) with the seeds ``seed``,
+    ``seed + 1``, ...: 1 when every seed finds the same partition.
+
+    Parameters
+    ----------
+    embeddings : ndarray of shape (n_samples, dim)
+    n_clusters : int
+    seed : int, default=0
+    n_clusterings : int, default=5
+        At least 2.
+    first : ndarray of shape (n_samples,) or None, default=None
+        The labels of seed ``seed``'s clustering, if already computed.
+
+    Returns
+    -------
+    stability : float
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[1.0, 0.0], [0.9, 0.1], [0.0, 1.0], [0.1, 0.9]])
+    >>> float(stability(X, 2))
+    1.0
+    """
+    runs = [cluster(embeddings, n_clusters, seed).labels if first is None else first]
+    runs += [cluster(embeddings, n_clusters, seed + i).labels for i in range(1, n_clusterings)]
+    return float(np.mean([adjusted_rand_score(runs[i], runs[j])
+                          for i in range(n_clusterings) for j in range(i + 1, n_clusterings)]))
+
+
+class StabilityCriterion(SelectionCriterion):
+    """Keep the tuned encoder while the corpus' clusters are stable, else the untuned one.
+
+    Each candidate's score is its :func:`stability`: the mean pairwise adjusted Rand
+    index of ``n_clusterings`` spherical k-means clusterings of its sample (the
+    selection's, and as many again with the next seeds). Where epoch 0's clusters are
+    unstable (score below ``min_stability``), the k-means partition of the untuned space
+    is not one a training can be trusted to sharpen: epoch 0 is kept, and training is
+    skipped (:meth:`final`). Otherwise the last epoch is kept of those, from epoch 0 on,
+    whose stability stays at least ``min_stability``.
+
+    Meant for training that sharpens the clusters it is given, the prototype term
+    (``prototype_weight > 0``): the later epochs are the ones that taught them. The
+    default ``min_stability=0.9`` is the adjusted Rand index that Steinley (2004,
+    "Properties of the Hubert-Arabie adjusted Rand index", Psychological Methods)
+    calls excellent agreement, not a value fitted to a corpus. Every candidate's
+    weights are kept until the end (one copy of the encoder per epoch, on the CPU).
+
+    Parameters
+    ----------
+    min_stability : float, default=0.9
+        In (0, 1].
+    n_clusterings : int, default=5
+        At least 2.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_shufdiv.embedders import SelectionContext
+    >>> X = np.array([[1.0, 0.0], [0.9, 0.1], [0.0, 1.0], [0.1, 0.9]])
+    >>> context = SelectionContext([], np.arange(4), 2, 0)
+    >>> criterion = StabilityCriterion()
+    >>> context.scores = {0: criterion.score(Candidate(0, X, cluster(X, 2)), context)}
+    >>> criterion.final(context)  # stable: training may go on
+    False
+    >>> context.scores.update({1: 0.95, 2: 0.7})
+    >>> criterion.choose(context)  # epoch 2's clusters are no longer stable
+    1
+    """
+
+    name = "stability"
+    keep_all_weights = True
+
+    def __init__(self, min_stability=0.9, n_clusterings=5):
+        self.min_stability = min_stability
+        self.n_clusterings = n_clusterings
+
+    def get_params(self, deep=True):
+        return {"min_stability": self.min_stability, "n_clusterings": self.n_clusterings}
+
+    def __repr__(self):
+        return (f"StabilityCriterion(min_stability={self.min_stability!r}, "
+                f"n_clusterings={self.n_clusterings!r})")
+
+    def prepare(self, context):
+        if not 0 < self.min_stability <= 1:
+            raise ValueError(f"StabilityCriterion(min_stability={self.min_stability!r}): "
+                             "it is an adjusted Rand index, give a value in (0, 1].")
+        if int(self.n_clusterings) != self.n_clusterings or self.n_clusterings < 2:
+            raise ValueError(f"StabilityCriterion(n_clusterings={self.n_clusterings!r}): "
+                             "the agreement of clusterings needs at least 2.")
+
+    def score(self, candidate, context):
+        clustering = candidate.clustering
+        return stability(clustering.unit, clustering.n_clusters, clustering.seed,
+                         int(self.n_clusterings), first=clustering.labels)
+
+    def _stable(self, context, epoch):
+        return context.scores[epoch] >= self.min_stability  # NaN: not stable
+
+    def choose(self, context):
+        chosen = 0
+        for epoch in sorted(context.scores):
+            if not self._stable(context, epoch):
+                break
+            chosen = epoch
+        return chosen
+
+    def final(self, context):
+        return 0 in context.scores and not self._stable(context, 0)
+
+
 #: The criteria the ``selection`` parameter names.
 CRITERIA = {"silhouette": SilhouetteCriterion,
+            "stability": StabilityCriterion,
             "untuned-silhouette": UntunedSilhouetteCriterion}
 
 
@@ -458,6 +582,10 @@ class EpochSelection(Callback):
             net.history.record("selection_score", score)
             net.history.record("selection_score_best", self.best_epoch == epoch)
         self.completed = epoch
+
+    def final(self):
+        """Whether the criterion will choose none of the epochs not yet trained."""
+        return self.criterion is not None and self.criterion.final(self.context)
 
     def _worth_keeping(self, epoch):
         return self.criterion.keep_all_weights or epoch == self.best_epoch
