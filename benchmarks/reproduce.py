@@ -207,6 +207,9 @@ class KeepEpochs(SelectionCriterion):
     def choose(self, context):
         return self.criterion.choose(context)
 
+    def final(self, context):
+        return self.criterion.final(context)
+
 
 def embedder_params(args, k, seed, keep_epochs=None, shuffle_divide=True):
     """The embedders' parameters of a run; ``keep_epochs``: the path prefix of its saved

@@ -248,3 +248,14 @@ def test_reproduce_summary_entries(reproduce, bbc_home, tiny_bert_path, tmp_path
     with pytest.raises(SystemExit, match="needs the frozen row"):
         reproduce.main(_argv(bbc_home, tiny_bert_path, tmp_path / "o", 1, "shuffle-divide",
                              "--no-plots", "--summary", "x"))
+
+
+def test_keep_epochs_delegates_the_choice_and_the_skip(reproduce, tmp_path):
+    from sklearn_shufdiv.embedders import SelectionContext
+
+    kept = reproduce.KeepEpochs("stability", str(tmp_path / "run"))
+    assert kept.name == "stability" and kept.keep_all_weights
+    context = SelectionContext([], np.arange(4), 2, 0, scores={0: 0.95, 1: 0.97, 2: 0.5})
+    assert kept.choose(context) == 1 and not kept.final(context)
+    context.scores = {0: 0.5}
+    assert kept.final(context) and kept.choose(context) == 0
