@@ -180,3 +180,19 @@ def test_prototype_weight_needs_n_clusters_and_is_validated(tiny_bert_path, corp
                               **{**SMALL, "n_clusters": None}).fit(docs)
     with pytest.raises(ValueError, match="prototype_weight"):
         ShuffleDivideEmbedder(tiny_bert_path, prototype_weight=-1.0, **SMALL).fit(docs)
+    with pytest.raises(ValueError, match="prototype_weight"):
+        ShuffleDivideEmbedder(tiny_bert_path, prototype_weight="on", **SMALL).fit(docs)
+
+
+@pytest.mark.parametrize("n_clusters, weight", [(4, 1.0), (None, 0.0)])
+def test_auto_prototype_weight_is_the_term_with_n_clusters_only(tiny_bert_path, corpus,
+                                                                n_clusters, weight):
+    docs, _ = corpus
+    params = {**SMALL, "n_clusters": n_clusters}
+    auto = ShuffleDivideEmbedder(tiny_bert_path, prototype_weight="auto", **params).fit(docs)
+    fixed = ShuffleDivideEmbedder(tiny_bert_path, prototype_weight=weight, **params).fit(docs)
+    assert auto.prototype_weight_ == weight == fixed.prototype_weight_
+    assert auto.prototype_weight == "auto"  # the parameter is left as it was set
+    np.testing.assert_array_equal(auto.transform(docs), fixed.transform(docs))
+    assert [row["train_loss"] for row in auto.history_] == [
+        row["train_loss"] for row in fixed.history_]

@@ -43,6 +43,10 @@ from ._training import (
 from ._validation import check_documents
 from ._windows import window_body
 
+#: The prototype term's weight of ``prototype_weight="auto"`` when ``n_clusters`` is set:
+#: weight 1, the term and NT-Xent even (the one screened; 2 was no better).
+AUTO_PROTOTYPE_WEIGHT = 1.0
+
 
 class FitInterruptedWarning(RuntimeWarning):
     """``fit`` was interrupted (Ctrl-C) and returned the model of its completed epochs."""
@@ -80,7 +84,7 @@ class BaseContrastiveEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         "lexical_weight": [Interval(Real, 0, 1, closed="left"), Options({"auto"})],
         "lexical_components": [Interval(Integral, 1, None)],
         "cluster_negatives": [Options({"exclude", "positive"}), None],
-        "prototype_weight": [Interval(Real, 0, None, closed="left")],
+        "prototype_weight": [Interval(Real, 0, None, closed="left"), Options({"auto"})],
         "pseudo_clusters": [Interval(Integral, 2, None), None],
         "pseudo_fraction": [Interval(Real, 0, 1, closed="right")],
         "temperature": [Interval(Real, 0, None, closed="neither")],
@@ -163,7 +167,8 @@ class BaseContrastiveEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
                 f"cluster_negatives={self.cluster_negatives!r} takes its pseudo-labels from "
                 "the epoch selection's clustering, which needs n_clusters: set n_clusters, "
                 "or cluster_negatives=None.")
-        if self.prototype_weight > 0 and self.n_clusters is None:
+        if self.prototype_weight != "auto" and self.prototype_weight > 0 \
+                and self.n_clusters is None:
             raise ValueError(
                 f"prototype_weight={self.prototype_weight!r} takes its prototypes from the "
                 "epoch selection's clustering, which needs n_clusters: set n_clusters, or "
@@ -185,6 +190,7 @@ class BaseContrastiveEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         self.net_ = net
         self.lexical_ = fit.lexical
         self.lexical_weight_ = self._fitted_lexical_weight(fit)
+        self.prototype_weight_ = self._prototype_weight()
         self._n_features_out = encoder.dim + (
             0 if fit.lexical is None else fit.lexical.n_components_)
         embeddings = fit.selection.best_embeddings
@@ -209,7 +215,15 @@ class BaseContrastiveEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
     def _trains_on_pseudo_labels(self):
         """Whether training reads the selection's pseudo-labels: cluster-aware negatives
         or the prototype term."""
-        return self.cluster_negatives is not None or self.prototype_weight > 0
+        return self.cluster_negatives is not None or self._prototype_weight() > 0
+
+    def _prototype_weight(self):
+        """The prototype term's weight: ``prototype_weight``, "auto" being
+        :data:`AUTO_PROTOTYPE_WEIGHT` with ``n_clusters`` (the selection's clustering
+        gives the prototypes) and 0 without."""
+        if self.prototype_weight != "auto":
+            return float(self.prototype_weight)
+        return AUTO_PROTOTYPE_WEIGHT if self.n_clusters is not None else 0.0
 
     def _pseudo_labels(self, sample_size):
         """How the epoch selection makes training's pseudo-labels (its ``pseudo_clusters``
@@ -260,7 +274,7 @@ class BaseContrastiveEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
                                    self.lexical_weight, self.n_clusters, seed)
         fit.selection = EpochSelection(criterion, context, last_epoch=self.max_epochs,
                                        keep_embeddings=size >= len(documents),
-                                       keep_centres=self.prototype_weight > 0,
+                                       keep_centres=self._prototype_weight() > 0,
                                        **self._pseudo_labels(size),
                                        space=space)
         return fit
@@ -270,7 +284,7 @@ class BaseContrastiveEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         callbacks = [("views", SetEpochViews())]
         if self._trains_on_pseudo_labels():
             callbacks.append(("pseudo_labels", PseudoLabels(
-                fit.selection, len(fit.documents), prototypes=self.prototype_weight > 0)))
+                fit.selection, len(fit.documents), prototypes=self._prototype_weight() > 0)))
         if fit.world_size > 1:
             callbacks.append(("average_gradients", AverageGradients()))
         # The selection comes before the progress bar, which prints its score, and the
@@ -292,7 +306,7 @@ class BaseContrastiveEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
             lr=self.learning_rate, optimizer__weight_decay=self.weight_decay,
             criterion__temperature=self.temperature,
             criterion__same_group=self.cluster_negatives,
-            criterion__prototype_weight=self.prototype_weight,
+            criterion__prototype_weight=self._prototype_weight(),
             max_epochs=self.max_epochs,
             callbacks=callbacks, device=fit.device,
             verbose=verbose,

@@ -147,9 +147,10 @@ cluster_negatives : {None, "exclude", "positive"}, default=None
     / 0.883) and 20 Newsgroups to 0.556 / 0.575 (0.626 / 0.607), where the
     selection kept that epoch 2: with pseudo-labels shaping the space, check the
     chosen epoch on labelled data like yours. Off by default.
-prototype_weight : float, default=0.0
+prototype_weight : float or "auto", default=0.0
     Weight of a clustering term added to NT-Xent (needs ``n_clusters``; 0 is Shuffle &
-    Divide's loss alone): ProtoNCE's prototype term (Li et al., ICLR 2021,
+    Divide's loss alone; "auto" is 1 with ``n_clusters`` and 0 without, so that it
+    never asks for prototypes a fit has not got): ProtoNCE's prototype term (Li et al., ICLR 2021,
     :func:`~sklearn_shufdiv.embedders.prototype_loss`), the cross-entropy of each
     view's cosine similarity to the centres of the selection's clustering of the
     previous epoch (as for ``cluster_negatives``; centres in the encoder's space, at
@@ -240,7 +241,10 @@ lexical_ : LexicalSpace or None
     None when ``lexical_weight=0``.
 lexical_weight_ : float
     The weight of the words the fit used: ``lexical_weight``, or the one "auto"
-    chose."""
+    chose.
+prototype_weight_ : float
+    The prototype term's weight the fit used: ``prototype_weight``, "auto" being 1
+    with ``n_clusters`` and 0 without."""
 
 
 def _indented(text, indent):
