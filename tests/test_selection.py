@@ -9,8 +9,10 @@ from sklearn_shufdiv.embedders._lexical import fuse
 from sklearn_shufdiv.embedders._selection import Candidate, SilhouetteCriterion, cluster
 from sklearn_shufdiv.metrics import cosine_silhouette
 
+# The selection's interface, without the default's prototype term (which n_clusters
+# turns on), so that a fit compares with one without n_clusters.
 SMALL = dict(max_epochs=2, batch_size=8, mini_batch_size=6, max_length=32, random_state=0,
-             verbose=0, n_clusters=4)
+             verbose=0, n_clusters=4, prototype_weight=0.0)
 
 
 @pytest.fixture(scope="module")
@@ -264,3 +266,27 @@ def test_the_stability_criterion_in_a_real_fit_and_its_validation(tiny_bert_path
                        (StabilityCriterion(n_clusterings=1), "n_clusterings=1")):
         with pytest.raises(ValueError, match=match):
             ShuffleDivideEmbedder(tiny_bert_path, selection=bad, **SMALL).fit(docs)
+
+
+def test_fit_transform_reuses_the_chosen_epochs_embeddings(tiny_bert_path, corpus,
+                                                           monkeypatch):
+    """A criterion that keeps every epoch's weights and chooses at the end (here the
+    epoch before the last) also has the chosen epoch's embeddings of the whole corpus:
+    fit_transform embeds nothing again."""
+    from sklearn_shufdiv.embedders import _training
+
+    docs, _ = corpus
+    calls = []
+    embed = _training.ContrastiveNet.embed
+
+    def spy(net, texts, *args, **kwargs):
+        calls.append(len(texts))
+        return embed(net, texts, *args, **kwargs)
+
+    monkeypatch.setattr(_training.ContrastiveNet, "embed", spy)
+    params = {**SMALL, "selection": LastButOne(), "selection_sample_size": None}
+    embedder = ShuffleDivideEmbedder(tiny_bert_path, **params)
+    embeddings = embedder.fit_transform(docs)
+    assert embedder.best_epoch_ == 1
+    assert calls == [len(docs)] * 3  # epochs 0, 1, 2; no transform after the fit
+    np.testing.assert_allclose(embeddings, embedder.transform(docs), rtol=1e-6, atol=1e-7)

@@ -510,7 +510,9 @@ class EpochSelection(Callback):
         The fit's ``max_epochs``: training ends with that epoch's weights in the encoder,
         so they need no copy.
     keep_embeddings : bool, default=False
-        Keep the sample's embeddings by the best weights, as ``best_embeddings``.
+        Keep the sample's embeddings by the weights kept (those of every candidate with
+        a criterion that ``keep_all_weights``), so that the chosen epoch's are
+        ``best_embeddings`` after :meth:`restore`.
     keep_centres : bool, default=False
         Keep each epoch's cluster centres in the encoder's space, as
         ``context.centres`` (the prototype term's targets), the clusters of
@@ -555,6 +557,7 @@ class EpochSelection(Callback):
         self.kept = {}
         self.best_epoch = None
         self.best_embeddings = None
+        self.kept_embeddings = {}
 
     @property
     def name(self):
@@ -601,11 +604,13 @@ class EpochSelection(Callback):
         best = self.context.scores.get(self.best_epoch, np.nan)
         if self.best_epoch is None or score > best or (np.isnan(best) and not np.isnan(score)):
             self.best_epoch = epoch
-            self.best_embeddings = embeddings if self.keep_embeddings else None
         if self._worth_keeping(epoch):
             if not self.criterion.keep_all_weights:
                 self.kept.clear()
+                self.kept_embeddings.clear()
             self.kept[epoch] = _cpu_copy(net.module_)
+            if self.keep_embeddings:
+                self.kept_embeddings[epoch] = embeddings
         self.context.labels[epoch] = candidate.labels
         n_pseudo = self.pseudo_clusters or self.context.n_clusters
         pseudo = (candidate.labels if n_pseudo == self.context.n_clusters
@@ -636,14 +641,14 @@ class EpochSelection(Callback):
             raise RuntimeError(
                 f"The selection chose epoch {epoch}, whose weights were not kept; a "
                 "criterion whose choice is not its best score needs keep_all_weights = True.")
-        if self.best_epoch != epoch:
-            self.best_embeddings = None
+        self.best_embeddings = self.kept_embeddings.get(epoch)
         return epoch
 
     def release(self):
         """Drop what only training needs (the sample's texts and lexical rows, kept weights
         and embeddings)."""
         self.kept, self.best_embeddings, self.space = {}, None, None
+        self.kept_embeddings = {}
         if self.context is not None:
             self.context.texts = self.context.untuned = None
 
