@@ -68,6 +68,11 @@ def default_model():
     return str(get_model_path())
 
 
+def weight_or_auto(text):
+    """A weight option's value: a float, or "auto"."""
+    return text if text == "auto" else float(text)
+
+
 def parse_args(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--corpus", choices=sorted(LOADERS), default="bbc")
@@ -92,8 +97,7 @@ def parse_args(argv=None):
                              "truncation, as the results before windowed encoding "
                              "(default: the embedders' default)")
     parser.add_argument("--lexical-weight",
-                        type=lambda text: text if text == "auto" else float(text),
-                        default=ShuffleDivideEmbedder().lexical_weight,
+                        type=weight_or_auto, default=ShuffleDivideEmbedder().lexical_weight,
                         help="the embedders' lexical_weight (tuned methods and "
                              "frozen-lexical; the frozen row is the encoder alone); 0: as "
                              "the results before it existed; 'auto': chosen by the "
@@ -103,9 +107,10 @@ def parse_args(argv=None):
                              "results before it existed used 'silhouette'")
     parser.add_argument("--cluster-negatives", choices=("exclude", "positive"), default=None,
                         help="the embedders' cluster_negatives (default: none)")
-    parser.add_argument("--prototype-weight", type=float, default=0.0,
-                        help="the embedders' prototype_weight, ProtoNCE's clustering term "
-                             "(default: 0, none)")
+    parser.add_argument("--prototype-weight", type=weight_or_auto,
+                        default=0.0,
+                        help="the embedders' prototype_weight, ProtoNCE's clustering term: "
+                             "a weight, 0 for none, or 'auto', 1 with n_clusters (default: 0)")
     parser.add_argument("--pseudo-clusters", type=int, default=None,
                         help="the embedders' pseudo_clusters: clusters of the pseudo-labels "
                              "of --cluster-negatives and --prototype-weight, e.g. 2-4x the "

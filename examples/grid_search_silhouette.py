@@ -11,10 +11,11 @@ the embedding space, is a label-free stand-in. Two ways to use it:
 2. The embedder's own selection: with ``n_clusters`` set, every epoch (and the untuned
    encoder, epoch 0) is scored during a single ``fit`` and the best epoch's weights are
    kept; ``history_`` holds the scores and ``best_epoch_`` the choice. One fit instead
-   of one per candidate. Its default criterion scores each epoch's clustering by its
+   of one per candidate. Here the criterion scores each epoch's clustering by its
    silhouette in the untuned encoder's space (``selection="untuned-silhouette"``),
    which training does not tighten; the grid search scores each candidate in its own
-   output space.
+   output space. (Another criterion, ``selection="stability"``, asks instead whether
+   the clusters are stable enough to train on at all: see the user guide.)
 
 The labels are only used to print the ACC of each choice next to its silhouette.
 """
@@ -60,7 +61,8 @@ print(f"chosen: {search.best_params_}, "
 
 # -- 2. Selection inside fit: one fit scores every epoch ----------------------------------
 embedder = ShuffleDivideEmbedder(model_name_or_path(), n_clusters=n_topics,
-                                 random_state=0, verbose=0, **SETTINGS)
+                                 selection="untuned-silhouette", random_state=0, verbose=0,
+                                 **SETTINGS)
 embeddings = embedder.fit_transform(documents)
 for row in embedder.history_:
     print(f"epoch {row['epoch']}: untuned silhouette {row['untuned_silhouette']:.3f}")

@@ -94,8 +94,8 @@ def test_per_epoch_table_and_one_silhouette(described):
     assert report["epoch_selected_by"] == "untuned silhouette"
     epoch_line = re.search(r"epoch 1: loss [\d.]+, untuned_silhouette ([-\d.]+)", err).group(1)
     assert float(epoch_line) == pytest.approx(history[1]["selection_score"], abs=5e-5)
-    assert "of 1 (by untuned silhouette; 0 = untuned)" in out
-    table = out[out.index("epochs (the kept one has the best untuned silhouette):"):]
+    assert f"{report['epoch']} of 1 (by untuned silhouette; 0 = untuned)" in out
+    table = out[out.index(f"epochs (kept by untuned silhouette: epoch {report['epoch']}):"):]
     assert re.search(r"^\s+epoch\s+loss\s+untuned silhouette$", table, re.M)
     assert re.search(r"^\s+0\s+-\s+[-\d.]+", table, re.M)
     assert re.search(rf"^\s+{report['epoch']}\s+\S+\s+{kept['selection_score']:.4f}  <- kept$",

@@ -99,8 +99,9 @@ def test_pseudo_labels_over_cluster_and_keep_the_confident(tiny_bert_path, corpu
     seen, embedded = spy_training(monkeypatch)
     # Words left out: the space clustered is the sample's embeddings themselves.
     embedder = ShuffleDivideEmbedder(tiny_bert_path, lexical_weight=0,
-                                     selection_sample_size=30, **SMALL, **extra,
-                                     **pseudo).fit(docs)
+                                     selection_sample_size=30,
+                                     **{**SMALL, "prototype_weight": 0.0, **extra, **pseudo}
+                                     ).fit(docs)
     context = dict(embedder.net_.callbacks_)["selection"].context
     sample = embedder.selection_indices_
     k = pseudo.get("pseudo_clusters", 4)
@@ -132,9 +133,9 @@ def test_pseudo_labels_over_cluster_and_keep_the_confident(tiny_bert_path, corpu
 
 def test_pseudo_clusters_has_no_effect_without_pseudo_labels(tiny_bert_path, corpus):
     docs, _ = corpus
-    plain = ShuffleDivideEmbedder(tiny_bert_path, **SMALL).fit(docs)
+    plain = ShuffleDivideEmbedder(tiny_bert_path, prototype_weight=0.0, **SMALL).fit(docs)
     ignored = ShuffleDivideEmbedder(tiny_bert_path, pseudo_clusters=7, pseudo_fraction=0.5,
-                                    **SMALL).fit(docs)
+                                    prototype_weight=0.0, **SMALL).fit(docs)
     assert dict(ignored.net_.callbacks_)["selection"].context.pseudo_labels == {}
     np.testing.assert_array_equal(ignored.transform(docs), plain.transform(docs))
     # pseudo_clusters = n_clusters is the selection's clustering itself, as None.
@@ -161,7 +162,7 @@ def test_pseudo_clusters_and_fraction_are_validated(tiny_bert_path, corpus):
 
 def test_prototype_weight_changes_training(tiny_bert_path, corpus):
     docs, _ = corpus
-    plain = ShuffleDivideEmbedder(tiny_bert_path, **SMALL).fit(docs)
+    plain = ShuffleDivideEmbedder(tiny_bert_path, prototype_weight=0.0, **SMALL).fit(docs)
     proto = ShuffleDivideEmbedder(tiny_bert_path, prototype_weight=1.0, **SMALL).fit(docs)
     losses = [row["train_loss"] for row in proto.history_[1:]]
     assert all(np.isfinite(losses))

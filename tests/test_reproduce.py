@@ -150,14 +150,15 @@ def test_reproduce_freeze_passes_skorch_freezer(reproduce, tmp_path):
     check_saved_before(reproduce, tmp_path, "freeze", ["--freeze", "*"])
 
 
-def check_saved_before(reproduce, tmp_path, setting, flag):
-    """Results saved before ``setting`` existed resume under its default, not under
+def check_saved_before(reproduce, tmp_path, setting, flag, before=()):
+    """Results saved before ``setting`` existed resume under the flags ``before`` (by
+    default none: the setting's default was what runs did before it), not under
     ``flag``."""
     stem = tmp_path / "bbc"
     saved = {k: getattr(reproduce.parse_args([]), k) for k in reproduce.SETTINGS}
     del saved[setting]
     (tmp_path / "bbc.json").write_text(json.dumps({"args": saved, "results": {}}))
-    assert reproduce.previous_runs(reproduce.parse_args(["--resume"]), stem) == {}
+    assert reproduce.previous_runs(reproduce.parse_args(["--resume", *before]), stem) == {}
     with pytest.raises(SystemExit, match=setting):
         reproduce.previous_runs(reproduce.parse_args(["--resume", *flag]), stem)
 
@@ -165,8 +166,11 @@ def check_saved_before(reproduce, tmp_path, setting, flag):
 def test_reproduce_prototype_weight_reaches_the_embedder_and_resumes(reproduce, tmp_path):
     args = reproduce.parse_args(["--prototype-weight", "0.5"])
     assert reproduce.embedder_params(args, k=5, seed=0)["prototype_weight"] == 0.5
+    assert reproduce.parse_args(["--prototype-weight", "auto"]).prototype_weight == "auto"
     # Results saved before --prototype-weight existed resume as trained without the term.
     check_saved_before(reproduce, tmp_path, "prototype_weight", ["--prototype-weight", "0.5"])
+    check_saved_before(reproduce, tmp_path, "prototype_weight", ["--prototype-weight", "auto"],
+                       before=["--prototype-weight", "0"])
 
 
 def test_reproduce_pseudo_labels_reach_the_embedder_and_resume(reproduce, tmp_path):

@@ -127,7 +127,7 @@ def summary_lines(corpus, result, args, settings, descriptions, paths):
     lines += [f"{option.lstrip('-') + ':':<14}{path}" for option, path in paths.items()]
     table = epoch_table(result)
     if table:
-        lines += ["", f"epochs (the kept one has the best {result.criterion}):"
+        lines += ["", f"epochs (kept by {result.criterion}: epoch {result.epoch}):"
                   if result.selected else "epochs:", *table]
     return lines + ["", *cluster_lines(descriptions)]
 

@@ -107,7 +107,7 @@ n_clusters : int, default=None
     this many clusters (its default restarts, the best objective kept) and is scored
     by ``selection``; the best epoch's weights are kept. When None, the last epoch's
     are.
-selection : "untuned-silhouette", "silhouette" or SelectionCriterion, default="untuned-silhouette"
+selection : "untuned-silhouette", "silhouette", "stability" or SelectionCriterion, default="untuned-silhouette"
     How the epochs are scored when ``n_clusters`` is set. "untuned-silhouette"
     scores each epoch's clustering (found in that epoch's space) by its cosine
     silhouette in the untuned encoder's space as ``transform`` returns it: one fixed
@@ -115,8 +115,14 @@ selection : "untuned-silhouette", "silhouette" or SelectionCriterion, default="u
     epoch is kept only when it partitions the untuned space better; the criterion
     leans to the untuned encoder on purpose. "silhouette" scores each clustering in
     its own epoch's space, which training tightens, so that it rises whatever the
-    clusters become. A :class:`~sklearn_shufdiv.embedders.SelectionCriterion`
-    instance is any other criterion (see :ref:`model-selection`). Screened on
+    clusters become. "stability"
+    (:class:`~sklearn_shufdiv.embedders.StabilityCriterion`) does not compare
+    partitions: it keeps the last epoch while the sample's k-means clusters stay
+    reproducible (the mean pairwise adjusted Rand index of 5 seeded clusterings at
+    least 0.9), and epoch 0 where the untuned encoder's are not, skipping training
+    then; it is meant for the prototype term, which sharpens the clusters it starts
+    from. A :class:`~sklearn_shufdiv.embedders.SelectionCriterion` instance is any
+    other criterion (see :ref:`model-selection`). Screened on
     1,000-document samples, one training seed (``benchmarks/research/selection.py``,
     ``results/*_default1000``): the own-space silhouette kept a tuned epoch on all 5
     runs with every epoch kept, 0.5 ACC point worse on BBC, 4.0 worse on 20
