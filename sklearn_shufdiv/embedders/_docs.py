@@ -107,7 +107,8 @@ n_clusters : int, default=None
     this many clusters (its default restarts, the best objective kept) and is scored
     by ``selection``; the best epoch's weights are kept. When None, the last epoch's
     are.
-selection : "untuned-silhouette", "silhouette", "stability" or SelectionCriterion, default="untuned-silhouette"
+selection : {"untuned-silhouette", "silhouette", "stability"} or SelectionCriterion, \
+default="untuned-silhouette"
     How the epochs are scored when ``n_clusters`` is set. "untuned-silhouette"
     scores each epoch's clustering (found in that epoch's space) by its cosine
     silhouette in the untuned encoder's space as ``transform`` returns it: one fixed
