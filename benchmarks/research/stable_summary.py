@@ -62,13 +62,17 @@ COMMANDS = {
 FLOAT = r"([-\d.]+|nan)"
 
 
+class Missing(Exception):
+    """A run the figures need has not been logged (yet)."""
+
+
 def epoch_rows(log, run, seed):
     """``{epoch: (acc, ami, encoder_acc, encoder_ami, stability)}`` of the last block of
     ``run`` (``bbc_proto2e_full``) and ``seed`` in ``epoch_criteria.log``."""
     blocks = log.split(f"{run} seed {seed}: epoch |")
     if len(blocks) < 2:
-        raise SystemExit(f"{run} seed {seed} is not in epoch_criteria.log: run "
-                         f"epoch_criteria.py on it first")
+        raise Missing(f"{run} seed {seed} is not in epoch_criteria.log: run "
+                      "epoch_criteria.py on it first")
     rows = {}
     for line in blocks[-1].splitlines()[1:]:
         match = re.match(r"e(\d+) \| (\S+) (\S+) \| (\S+) (\S+) \| .* \| (\S+) ", line)
@@ -107,6 +111,8 @@ def summarise(corpus, method):
     scores, frozen, kept = [], [], []
     for seed, tag in runs:
         if tag is None:  # the gate stayed closed: the untuned space
+            if seed not in seeds:
+                raise Missing(f"{corpus} seed {seed} is not in gate.log: run gate.py")
             gate, acc, ami = seeds[seed]
             assert gate < StabilityCriterion().min_stability, (corpus, seed, gate)
             scores.append((acc, ami))
@@ -137,7 +143,14 @@ def summarise(corpus, method):
 
 if __name__ == "__main__":
     method = sys.argv[1] if len(sys.argv) > 1 else "shuffle-divide-stability-prototype"
-    entries = [summarise(corpus, method) for corpus in RUNS]
+    entries = []
+    for corpus in RUNS:
+        try:
+            entries.append(summarise(corpus, method))
+        except Missing as missing:
+            print(f"{corpus}: no entry: {missing}")
     path = RESULTS / "quality_summary.json"
-    summary = [e for e in json.loads(path.read_text()) if e["method"] != method]
+    done = {entry["corpus"] for entry in entries}
+    summary = [e for e in json.loads(path.read_text())
+               if e["method"] != method or e["corpus"] not in done]
     path.write_text(json.dumps(summary + entries, indent=1) + "\n")
