@@ -120,6 +120,22 @@ def tiny_roberta_path(tmp_path_factory, corpus):
 
 
 @pytest.fixture
+def embed_calls(monkeypatch):
+    """The number of texts of every ``ContrastiveNet.embed`` call, in order."""
+    from sklearn_shufdiv.embedders import _training
+
+    calls = []
+    embed = _training.ContrastiveNet.embed
+
+    def spy(net, texts, *args, **kwargs):
+        calls.append(len(texts))
+        return embed(net, texts, *args, **kwargs)
+
+    monkeypatch.setattr(_training.ContrastiveNet, "embed", spy)
+    return calls
+
+
+@pytest.fixture
 def interrupt_at(monkeypatch):
     """Make the training step raise KeyboardInterrupt (Ctrl-C) on its n-th call.
 

@@ -182,7 +182,7 @@ def test_selection_by_silhouette(tiny_bert_path, corpus):
 
 @pytest.mark.parametrize("normalize, lexical_weight", [(True, 0), (False, 0), (False, 0.5)])
 @pytest.mark.parametrize("sample_size, reused", [(None, True), (30, False)])
-def test_fit_transform_reuses_the_selection_embeddings(tiny_bert_path, corpus, monkeypatch,
+def test_fit_transform_reuses_the_selection_embeddings(tiny_bert_path, corpus, embed_calls,
                                                        normalize, lexical_weight, sample_size,
                                                        reused):
     """When the selection embedded the whole corpus, fit_transform does not embed it again,
@@ -190,14 +190,7 @@ def test_fit_transform_reuses_the_selection_embeddings(tiny_bert_path, corpus, m
     docs, _ = corpus
     params = {**SMALL, "n_clusters": 4, "selection_sample_size": sample_size,
               "normalize": normalize, "lexical_weight": lexical_weight}
-    calls = []
-    embed = _training.ContrastiveNet.embed
-
-    def spy(net, texts, *args, **kwargs):
-        calls.append(len(texts))
-        return embed(net, texts, *args, **kwargs)
-
-    monkeypatch.setattr(_training.ContrastiveNet, "embed", spy)
+    calls = embed_calls
     embedder = ShuffleDivideEmbedder(tiny_bert_path, **params)
     embeddings = embedder.fit_transform(docs)
     # One selection pass per candidate epoch (0, 1, 2), and a transform unless reused.

@@ -269,24 +269,14 @@ def test_the_stability_criterion_in_a_real_fit_and_its_validation(tiny_bert_path
 
 
 def test_fit_transform_reuses_the_chosen_epochs_embeddings(tiny_bert_path, corpus,
-                                                           monkeypatch):
+                                                           embed_calls):
     """A criterion that keeps every epoch's weights and chooses at the end (here the
     epoch before the last) also has the chosen epoch's embeddings of the whole corpus:
     fit_transform embeds nothing again."""
-    from sklearn_shufdiv.embedders import _training
-
     docs, _ = corpus
-    calls = []
-    embed = _training.ContrastiveNet.embed
-
-    def spy(net, texts, *args, **kwargs):
-        calls.append(len(texts))
-        return embed(net, texts, *args, **kwargs)
-
-    monkeypatch.setattr(_training.ContrastiveNet, "embed", spy)
     params = {**SMALL, "selection": LastButOne(), "selection_sample_size": None}
     embedder = ShuffleDivideEmbedder(tiny_bert_path, **params)
     embeddings = embedder.fit_transform(docs)
     assert embedder.best_epoch_ == 1
-    assert calls == [len(docs)] * 3  # epochs 0, 1, 2; no transform after the fit
+    assert embed_calls == [len(docs)] * 3  # epochs 0, 1, 2; no transform after the fit
     np.testing.assert_allclose(embeddings, embedder.transform(docs), rtol=1e-6, atol=1e-7)
