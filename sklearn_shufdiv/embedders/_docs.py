@@ -125,8 +125,8 @@ default="untuned-silhouette"
     from. With the term, on all of BBC, it kept epoch 2 in 5 training seeds of 5,
     0.972 / 0.910 against the untuned 0.966 / 0.895; on 20 Newsgroups (4,000) it
     skipped training in every seed; on Reuters it trained 2 seeds of 5 (stability
-    0.87-0.95 there). A :class:`~sklearn_shufdiv.embedders.SelectionCriterion` instance is any
-    other criterion (see :ref:`model-selection`). Screened on
+    0.87-0.95 there). A :class:`~sklearn_shufdiv.embedders.SelectionCriterion`
+    instance is any other criterion (see :ref:`model-selection`). Screened on
     1,000-document samples, one training seed (``benchmarks/research/selection.py``,
     ``results/*_default1000``): the own-space silhouette kept a tuned epoch on all 5
     runs with every epoch kept, 0.5 ACC point worse on BBC, 4.0 worse on 20
@@ -160,11 +160,12 @@ cluster_negatives : {None, "exclude", "positive"}, default=None
 prototype_weight : float or "auto", default=0.0
     Weight of a clustering term added to NT-Xent (needs ``n_clusters``; 0 is Shuffle &
     Divide's loss alone; "auto" is 1 with ``n_clusters`` and 0 without, so that it
-    never asks for prototypes a fit has not got): ProtoNCE's prototype term (Li et al., ICLR 2021,
-    :func:`~sklearn_shufdiv.embedders.prototype_loss`), the cross-entropy of each
-    view's cosine similarity to the centres of the selection's clustering of the
-    previous epoch (as for ``cluster_negatives``; centres in the encoder's space, at
-    the loss's ``temperature``), with its document's cluster as the target. It pulls
+    never asks for prototypes a fit has not got): ProtoNCE's prototype term (Li et
+    al., ICLR 2021, :func:`~sklearn_shufdiv.embedders.prototype_loss`), the
+    cross-entropy of each view's cosine similarity to the centres of the selection's
+    clustering of the previous epoch (as for ``cluster_negatives``; centres in the
+    encoder's space, at the loss's ``temperature``), with its document's cluster as
+    the target. It pulls
     each document towards its cluster while instance discrimination pushes documents
     apart. Documents outside the selection's sample add nothing to it. On
     1,000-document samples (MiniLM-L6, weight 1, 2 epochs, ACC / AMI over 5 k-means

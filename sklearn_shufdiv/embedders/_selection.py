@@ -14,7 +14,9 @@ criterion is one small subclass:
   objective) and returns a float, greater is better; it goes to the history;
 - :meth:`~SelectionCriterion.choose` picks the epoch at the end (by default the best
   score). A criterion that can only compare the epochs once all are trained sets
-  ``keep_all_weights = True``, and every candidate's weights are kept until then.
+  ``keep_all_weights = True``, and every candidate's weights are kept until then;
+- :meth:`~SelectionCriterion.final` says, before training starts, that no later epoch
+  can be chosen: training is then skipped (by default never).
 
 :class:`EpochSelection` is the skorch callback that runs the criterion after each epoch
 and, with no criterion (``n_clusters=None``), keeps the weights of the last completed
