@@ -107,8 +107,7 @@ def parse_args(argv=None):
                              "results before it existed used 'silhouette'")
     parser.add_argument("--cluster-negatives", choices=("exclude", "positive"), default=None,
                         help="the embedders' cluster_negatives (default: none)")
-    parser.add_argument("--prototype-weight", type=weight_or_auto,
-                        default=0.0,
+    parser.add_argument("--prototype-weight", type=weight_or_auto, default=0.0,
                         help="the embedders' prototype_weight, ProtoNCE's clustering term: "
                              "a weight, 0 for none, or 'auto', 1 with n_clusters (default: 0)")
     parser.add_argument("--pseudo-clusters", type=int, default=None,

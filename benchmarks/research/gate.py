@@ -1,5 +1,4 @@
-"""Where the default's ``selection="stability"`` keeps training, and what it returns where
-it does not: on a whole corpus (or a stratified sample), for training seeds 0-4, the
+"""Where ``selection="stability"`` keeps training, and what it returns where it does not: on a whole corpus (or a stratified sample), for training seeds 0-4, the
 stability of epoch 0's clusters (:func:`~sklearn_shufdiv.embedders._selection.stability`:
 the mean pairwise ARI of 5 seeded spherical k-means clusterings of the untuned space
 ``transform`` returns, the frozen encoder fused with the words of ``LexicalSpace(

@@ -167,8 +167,7 @@ class BaseContrastiveEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
                 f"cluster_negatives={self.cluster_negatives!r} takes its pseudo-labels from "
                 "the epoch selection's clustering, which needs n_clusters: set n_clusters, "
                 "or cluster_negatives=None.")
-        if self.prototype_weight != "auto" and self.prototype_weight > 0 \
-                and self.n_clusters is None:
+        if self._prototype_weight() > 0 and self.n_clusters is None:  # "auto" is 0 then
             raise ValueError(
                 f"prototype_weight={self.prototype_weight!r} takes its prototypes from the "
                 "epoch selection's clustering, which needs n_clusters: set n_clusters, or "
