@@ -87,7 +87,7 @@ def without_durations(history):
     return [{k: v for k, v in row.items() if k != "duration"} for row in history]
 
 
-# -- nothing loaded from a checkpoint runs code (issue 13.1) -----------------------------
+# -- nothing loaded from a checkpoint runs code -----------------------------------------
 def crafted_pickle(marker):
     """A pickle whose object reduces to a function call (here: making a folder)."""
     class Payload:
@@ -121,7 +121,7 @@ def test_a_crafted_checkpoint_runs_no_code(tiny_bert_path, corpus, tmp_path):
     assert not marker.exists()
 
 
-# -- the fingerprint is of what the fit is (issue 13.2, 13.3) ----------------------------
+# -- the fingerprint is of what the fit is -----------------------------------------------
 def test_another_model_under_the_same_name_is_refused(tiny_bert_path, corpus, tmp_path,
                                                       monkeypatch):
     from transformers import BertModel
@@ -185,7 +185,7 @@ def test_a_function_is_recognised_by_name_and_a_lambda_refused(tiny_bert_path, c
                               **params).fit(docs)
 
 
-# -- damaged checkpoints (issue 13.14) ---------------------------------------------------
+# -- damaged checkpoints -----------------------------------------------------------------
 @pytest.fixture(scope="module")
 def finished(tiny_bert_path, corpus, tmp_path_factory):
     """A whole 3-epoch fit, and the checkpoints of the same fit (epochs 2 and 3 kept)."""

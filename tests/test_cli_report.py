@@ -1,6 +1,6 @@
 """What the ``cluster`` command tells: cluster descriptions, the per-epoch table, the
 report and the map, the estimate and the device's defaults, and clean errors for a model
-that cannot be had (issue 15 sections 2-4, issue 13 item 11)."""
+that cannot be had."""
 
 import contextlib
 import importlib

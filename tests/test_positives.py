@@ -77,7 +77,7 @@ def views_by_document(batches):
 
 
 def test_each_documents_views_are_redrawn_each_epoch(corpus):
-    """Issue 16.1: not only the order of the pairs changes between epochs: each document's
+    """Not only the order of the pairs changes between epochs: each document's
     own pair of halves does (views drawn from a fixed generator would fail this)."""
     docs, _ = corpus
     sd = ShuffleDividePositives(sentence_splitter=split_on_periods).fit(docs)
