@@ -64,6 +64,9 @@ def load_encoder(model_name_or_path, verbose=0):
         If the model cannot be loaded: a damaged file of a local folder (named, with
         its cause), a folder that does not exist, or a name that is neither a local
         folder nor on the hub (or in the cache, offline), with the local alternatives.
+    ValueError
+        If the tokenizer has no padding token, or does not fit the model's vocabulary
+        (see :func:`check_vocabulary`).
     """
     name = os.fspath(model_name_or_path)
     folder = Path(name).expanduser()
@@ -83,6 +86,7 @@ def load_encoder(model_name_or_path, verbose=0):
             f"The tokenizer of {name!r} has no padding token; set one "
             "(e.g. tokenizer.pad_token = tokenizer.eos_token) and save it."
         )
+    check_vocabulary(name, tokenizer, transformer)
     return tokenizer, MeanPoolingEncoder(transformer).eval()
 
 
@@ -171,6 +175,52 @@ def _damaged_file(folder):
         except (OSError, SafetensorError) as exc:
             return path, f"{type(exc).__name__}: {exc}"
     return None, None
+
+
+#: A tokenizer with fewer tokens than this share of the model's vocabulary is refused.
+#: Models pad their embedding table only a little beyond the tokenizer (to a multiple of
+#: 8 or 128, or a few reserved ids); a tokenizer under half of it is another model's, or
+#: the fallback transformers builds when a folder lacks its tokenizer files.
+MIN_VOCABULARY_SHARE = 0.5
+
+
+def check_vocabulary(name, tokenizer, transformer):
+    """Refuse a tokenizer that does not fit the model's embedding table.
+
+    A tokenizer with no ordinary token (only special tokens), or with fewer than
+    :data:`MIN_VOCABULARY_SHARE` of the model's ``vocab_size`` tokens, would map most
+    words to the unknown token, so that embeddings depend on little but length; a token
+    id at or above ``vocab_size`` would index outside the embedding table.
+
+    Raises
+    ------
+    ValueError
+        Naming the model folder (or name), the tokenizer's size and ``vocab_size``.
+    """
+    table = transformer.get_input_embeddings() if hasattr(
+        transformer, "get_input_embeddings") else None
+    vocab_size = getattr(table, "num_embeddings", None) or getattr(
+        transformer.config, "vocab_size", None)
+    if not vocab_size:
+        return
+    ids = set(tokenizer.get_vocab().values())
+    n_tokens = max(ids, default=-1) + 1
+    ordinary = len(ids - set(tokenizer.all_special_ids))
+    sizes = f"the tokenizer has {n_tokens} tokens, the model's vocab_size is {vocab_size}"
+    if n_tokens > vocab_size:
+        raise ValueError(
+            f"The tokenizer of the model {name!r} does not fit its encoder: {sizes}, so "
+            "token ids beyond the embedding table would be looked up. Save the tokenizer "
+            "the model was trained with in that folder."
+        )
+    if ordinary == 0 or n_tokens < MIN_VOCABULARY_SHARE * vocab_size:
+        what = "no token besides special tokens" if ordinary == 0 else "too few tokens"
+        raise ValueError(
+            f"The tokenizer of the model {name!r} has {what} ({sizes}): most words would "
+            "become the unknown token. Are its tokenizer files (tokenizer.json, vocab.txt "
+            "or the like) missing? Save the tokenizer the model was trained with in that "
+            "folder (tokenizer.save_pretrained)."
+        )
 
 
 def position_limit(config):

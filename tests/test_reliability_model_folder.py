@@ -1,0 +1,98 @@
+"""Model folders that load but do not fit: a tokenizer that is missing or another
+model's, weights that are missing or foreign, a pickle or truncated ``.bin``."""
+
+import json
+import shutil
+
+import pytest
+import torch
+from safetensors.torch import load_file, save_file
+
+from sklearn_shufdiv import ShuffleDivideEmbedder
+from sklearn_shufdiv.__main__ import main
+from sklearn_shufdiv.embedders import _loading, load_encoder
+
+
+@pytest.fixture
+def model_copy(tmp_path, tiny_bert_path):
+    return shutil.copytree(tiny_bert_path, tmp_path / "model")
+
+
+def _vocab_size(folder):
+    return json.loads((folder / "config.json").read_text())["vocab_size"]
+
+
+# -- the tokenizer against the model's vocabulary -----------------------------------------
+
+
+def test_folder_without_tokenizer_files_is_refused(model_copy):
+    for path in model_copy.glob("tokenizer*.json"):
+        path.unlink()
+    # Before: a 5-token BertTokenizer (special tokens only) loaded, every word [UNK].
+    with pytest.raises(ValueError, match="no token besides special tokens") as info:
+        load_encoder(model_copy)
+    message = str(info.value)
+    assert str(model_copy) in message
+    assert f"the tokenizer has 5 tokens, the model's vocab_size is {_vocab_size(model_copy)}" \
+        in message
+
+
+def test_folder_without_tokenizer_files_fails_on_the_command_line(model_copy, tmp_path,
+                                                                  capsys, corpus):
+    for path in model_copy.glob("tokenizer*.json"):
+        path.unlink()
+    docs = tmp_path / "docs.txt"
+    docs.write_text("\n".join(corpus[0][:8]), encoding="utf-8")
+    out = tmp_path / "o.csv"
+    status = main(["cluster", str(docs), "-k", "2", "-o", str(out), "--model", str(model_copy),
+                   "--max-epochs", "1", "--quiet"])
+    err = capsys.readouterr().err
+    assert status == 2 and "no token besides special tokens" in err and not out.exists()
+
+
+def _rewrite_vocab_size(folder, vocab_size):
+    """Give the model an embedding table of ``vocab_size`` rows (the others unchanged)."""
+    config = json.loads((folder / "config.json").read_text())
+    config["vocab_size"] = vocab_size
+    (folder / "config.json").write_text(json.dumps(config))
+    weights = load_file(folder / "model.safetensors")
+    key = next(k for k in weights if k.endswith("word_embeddings.weight"))
+    rows = weights[key]
+    weights[key] = torch.cat([rows, rows, rows])[:vocab_size].contiguous()
+    save_file(weights, folder / "model.safetensors", metadata={"format": "pt"})
+
+
+def test_tokenizer_larger_than_the_vocabulary_is_refused(model_copy):
+    tokens = _vocab_size(model_copy)
+    _rewrite_vocab_size(model_copy, tokens - 10)
+    # Before: loaded; the first document with a high token id raised an IndexError in torch.
+    with pytest.raises(ValueError, match=rf"the tokenizer has {tokens} tokens, the model's "
+                                         rf"vocab_size is {tokens - 10}, so token ids beyond "
+                                         r"the embedding table"):
+        load_encoder(model_copy)
+
+
+def test_tokenizer_far_smaller_than_the_vocabulary_is_refused(model_copy):
+    tokens = _vocab_size(model_copy)
+    _rewrite_vocab_size(model_copy, 2 * tokens + 1)
+    with pytest.raises(ValueError, match=rf"has too few tokens \(the tokenizer has {tokens} "
+                                         rf"tokens, the model's vocab_size is {2 * tokens + 1}"):
+        load_encoder(model_copy)
+
+
+def test_a_padded_vocabulary_is_accepted(model_copy):
+    # Models often pad the embedding table beyond the tokenizer (to a multiple of 8 or 128).
+    tokens = _vocab_size(model_copy)
+    _rewrite_vocab_size(model_copy, 2 * tokens)
+    tokenizer, encoder = load_encoder(model_copy)
+    assert len(tokenizer) == tokens
+    assert encoder.transformer.get_input_embeddings().num_embeddings == 2 * tokens
+    assert _loading.MIN_VOCABULARY_SHARE * 2 * tokens <= tokens
+
+
+def test_embedder_fit_refuses_the_folder_without_tokenizer(model_copy, corpus):
+    for path in model_copy.glob("tokenizer*.json"):
+        path.unlink()
+    embedder = ShuffleDivideEmbedder(model_copy, max_epochs=1, verbose=0)
+    with pytest.raises(ValueError, match="no token besides special tokens"):
+        embedder.fit(corpus[0][:8])
