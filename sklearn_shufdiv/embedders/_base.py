@@ -15,6 +15,7 @@ from tqdm.auto import tqdm
 
 from ..utils._param_validation import Interval, Options, validate_estimator_params
 from ._checkpoint import CheckpointDir, EpochCheckpoint
+from ._coverage import training_fraction
 from ._device import resolve_device, resolve_mini_batch_size
 from ._distributed import AverageGradients, CrossProcessNTXentLoss, rank_and_world
 from ._encoder import save_pretrained
@@ -256,6 +257,8 @@ class BaseContrastiveEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
                     f"{type(self).__name__} needs at least {2 * world_size} training pairs, "
                     "but " + fit.positives.describe_shortage(len(documents)))
             self._on_positives(fit.positives)
+        self.training_fraction_ = training_fraction(self, fit.positives, len(documents),
+                                                    self.verbose and rank == 0)
         if self.lexical_weight == "auto" or self.lexical_weight > 0:  # for the selection
             # and fit_transform: the corpus' lexical rows
             fit.lexical = LexicalSpace(self.lexical_components, seed).fit(documents)
