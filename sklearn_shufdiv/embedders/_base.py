@@ -41,7 +41,7 @@ from ._training import (
     PseudoLabels,
     SetEpochViews,
 )
-from ._validation import check_documents
+from ._validation import check_documents, document_chunks
 from ._windows import window_body
 
 #: The prototype term's weight of ``prototype_weight="auto"`` when ``n_clusters`` is set:
@@ -438,7 +438,7 @@ class BaseContrastiveEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
             Any iterable, e.g. a generator over the lines of a large file or the documents
             of one partition of a Dask bag; it is read ``chunk_size`` documents at a time.
         chunk_size : int, default=4096
-            Documents embedded (and held in memory) at a time.
+            Documents embedded (and held in memory) at a time, at least 1.
 
         Yields
         ------
@@ -447,15 +447,7 @@ class BaseContrastiveEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
             computes them.
         """
         check_is_fitted(self)
-        if isinstance(documents, (str, bytes)):
-            check_documents(documents)  # raises the single-string error
-        chunk = []
-        for document in documents:
-            chunk.append(document)
-            if len(chunk) == chunk_size:
-                yield self.transform(chunk)
-                chunk = []
-        if chunk:
+        for chunk in document_chunks(documents, chunk_size):
             yield self.transform(chunk)
 
     def save_pretrained(self, path):

@@ -1,8 +1,11 @@
 """Checks of the documents given to the embedders."""
 
 from collections.abc import Mapping, Set
+from numbers import Integral
 
 import numpy as np
+
+from ..utils._param_validation import Interval, validate_parameter_constraints
 
 
 def check_documents(X, *, name="X"):
@@ -89,3 +92,45 @@ def _check_unicode(document, index, name):
             "errors='surrogateescape' keeps undecodable bytes so). Decode the bytes with "
             "their real encoding, or with errors='replace'."
         ) from None
+
+
+def document_chunks(documents, chunk_size, *, caller="transform_iter"):
+    """Lists of at most ``chunk_size`` documents read from the iterable ``documents``,
+    each document checked as it is read (named by its position in the stream).
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``chunk_size`` is not an integer of at least 1 (0 or less would hold the
+        whole stream in memory at once).
+    TypeError, ValueError
+        As :func:`check_documents`, for the container and for the item at a position
+        of the stream.
+
+    Examples
+    --------
+    >>> [len(chunk) for chunk in document_chunks(iter("abcde"), 2)]
+    [2, 2, 1]
+    >>> list(document_chunks(["a", "b", None], 2))
+    Traceback (most recent call last):
+    ...
+    TypeError: documents must contain only str documents; item 2 of the stream is ...
+    """
+    validate_parameter_constraints({"chunk_size": [Interval(Integral, 1, None)]},
+                                   {"chunk_size": chunk_size}, caller)
+    _check_container(documents, "documents")
+    chunk = []
+    for position, document in enumerate(documents):
+        if not isinstance(document, str):
+            raise TypeError(
+                f"documents must contain only str documents; item {position} of the stream "
+                f"is {type(document).__name__} ({document!r:.60}). Convert or drop it first."
+            )
+        if not document.isascii():
+            _check_unicode(document, position, "documents")
+        chunk.append(document)
+        if len(chunk) == chunk_size:
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk
