@@ -180,7 +180,7 @@ class BaseContrastiveEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
             fit.checkpoints = CheckpointDir(self.checkpoint_dir, fingerprint(**described),
                                             described)
             if fit.rank == 0:
-                fit.checkpoints.check_writable()
+                fit.checkpoints.check_writable(self.max_epochs)
         net = self._make_net(fit, tokenizer, encoder, max_length)
         cuda = [torch.device(fit.device)] if torch.device(fit.device).type == "cuda" else []
         with torch.random.fork_rng(devices=cuda):
@@ -197,6 +197,8 @@ class BaseContrastiveEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         fit.selection.release()
         if interrupted:
             self._warn_interrupted()
+        if fit.checkpoints is not None:  # releases the folder; raises a failed write
+            fit.checkpoints.finish()
         return embeddings, fit.lexical_rows
 
     def _fitted_lexical_weight(self, fit):
