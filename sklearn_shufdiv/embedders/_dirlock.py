@@ -86,5 +86,5 @@ class FolderLock:
     def __del__(self):
         try:
             self.release()
-        except Exception:  # at interpreter exit  # noqa: BLE001
+        except Exception:  # at interpreter exit
             pass
