@@ -7,11 +7,11 @@ import dataclasses
 import os
 import pickle
 import socket
-import threading
 import time
 
 import numpy as np
 import pytest
+from _servers import silent_server
 from _unprivileged import run_python
 from sklearn.utils import Bunch
 
@@ -169,33 +169,13 @@ def test_a_read_only_data_home_under_real_permissions(tmp_path):
 
 # -- a server that never answers ---------------------------------------------------------
 @pytest.fixture
-def silent_server():
-    """A TCP server on 127.0.0.1 that accepts connections and never answers; yields its
-    port and the list of connections it accepted."""
-    server = socket.create_server(("127.0.0.1", 0))
-    accepted, stop = [], threading.Event()
-
-    def serve():
-        server.settimeout(0.1)
-        while not stop.is_set():
-            try:
-                accepted.append(server.accept()[0])
-            except TimeoutError:
-                continue
-
-    thread = threading.Thread(target=serve, daemon=True)
-    thread.start()
-    yield server.getsockname()[1], accepted
-    stop.set()
-    thread.join()
-    for connection in accepted:
-        connection.close()
-    server.close()
+def silent():
+    with silent_server() as server:
+        yield server
 
 
-def test_a_server_that_never_answers_fails_after_one_timeout(tmp_path, monkeypatch,
-                                                             silent_server):
-    port, accepted = silent_server
+def test_a_server_that_never_answers_fails_after_one_timeout(tmp_path, monkeypatch, silent):
+    port, accepted = silent
     monkeypatch.setattr(_base, "DOWNLOAD_TIMEOUT", 0.5)
     monkeypatch.setattr(_bbc, "_BBC", dataclasses.replace(
         _bbc._BBC, url=f"http://127.0.0.1:{port}/bbc-fulltext.zip"))

@@ -8,6 +8,8 @@ with the local alternatives named; a damaged local file is named with its cause.
 import json
 import os
 import socket
+import urllib.error
+import urllib.request
 from contextlib import contextmanager
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -120,18 +122,38 @@ def _hub_address():
     return url.hostname, url.port or 443
 
 
+_PROXY_VARIABLES = ("HTTPS_PROXY", "https_proxy", "ALL_PROXY", "all_proxy")
+
+
+def _proxy():
+    return next((os.environ[var] for var in _PROXY_VARIABLES if os.environ.get(var)), None)
+
+
 def hub_reachable(timeout=3.0):
     """Whether the Hugging Face hub can be reached: ``HF_HUB_OFFLINE`` is not set, and a
-    TCP connection to its host opens within ``timeout`` seconds (not tried behind a
-    proxy, which a direct connection would bypass)."""
+    TCP connection to its host opens within ``timeout`` seconds, or, behind a proxy
+    (``HTTPS_PROXY``, ``ALL_PROXY``), the hub answers a request through it within
+    ``timeout`` seconds (a proxy that never answers would hold every download)."""
     if _offline_setting():
         return False
-    if any(os.environ.get(var) for var in ("HTTPS_PROXY", "https_proxy", "ALL_PROXY",
-                                           "all_proxy")):
-        return True
+    if _proxy() is not None:
+        return _answers_through_proxy(timeout)
     try:
         socket.create_connection(_hub_address(), timeout=timeout).close()
     except OSError:
+        return False
+    return True
+
+
+def _answers_through_proxy(timeout):
+    from huggingface_hub import constants
+
+    request = urllib.request.Request(constants.ENDPOINT, method="HEAD")
+    try:  # a new opener: it reads the proxy settings of now
+        urllib.request.build_opener().open(request, timeout=timeout).close()
+    except urllib.error.HTTPError:
+        return True  # the hub answered, if only with an error status
+    except (OSError, ValueError):
         return False
     return True
 
@@ -148,7 +170,8 @@ def _load_error(name, folder, offline, exc):
                        "save the model there again.")
     if offline:
         why = ("HF_HUB_OFFLINE is set" if _offline_setting()
-               else f"no connection to {_hub_address()[0]}")
+               else f"no answer from {_hub_address()[0]} through the proxy {_proxy()}"
+               if _proxy() is not None else f"no connection to {_hub_address()[0]}")
         return OSError(f"Could not load the model {name!r}: it is not a local folder, and "
                        f"the Hugging Face hub cannot be reached ({why}), and the local "
                        "cache does not hold it. "
