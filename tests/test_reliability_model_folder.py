@@ -3,6 +3,7 @@ model's, weights that are missing or foreign, a pickle or truncated ``.bin``."""
 
 import json
 import shutil
+import traceback
 
 import pytest
 import torch
@@ -96,3 +97,49 @@ def test_embedder_fit_refuses_the_folder_without_tokenizer(model_copy, corpus):
     embedder = ShuffleDivideEmbedder(model_copy, max_epochs=1, verbose=0)
     with pytest.raises(ValueError, match="no token besides special tokens"):
         embedder.fit(corpus[0][:8])
+
+
+# -- a torch .bin instead of safetensors --------------------------------------------------
+class _Payload:
+    def __init__(self, marker):
+        self.marker = marker
+
+    def __reduce__(self):
+        return (open, (self.marker, "w"))
+
+
+def _as_bin(folder):
+    weights = load_file(folder / "model.safetensors")
+    (folder / "model.safetensors").unlink()
+    return weights, folder / "pytorch_model.bin"
+
+
+def test_a_pickle_bin_is_named_without_the_unsafe_advice(model_copy, tmp_path):
+    weights, path = _as_bin(model_copy)
+    marker = tmp_path / "code-ran"
+    torch.save({**weights, "payload": _Payload(str(marker))}, path)
+    # Before: torch's raw UnpicklingError, advising weights_only=False.
+    with pytest.raises(OSError, match=rf"{path} cannot be read \(a pickle that holds more "
+                                      r"than tensors: it is not loaded") as info:
+        load_encoder(model_copy)
+    shown = "".join(traceback.format_exception(info.value))  # what a user sees
+    assert "weights_only" not in shown
+    assert not marker.exists()
+
+
+def test_a_truncated_bin_is_named(model_copy):
+    weights, path = _as_bin(model_copy)
+    torch.save(weights, path)
+    path.write_bytes(path.read_bytes()[: path.stat().st_size // 2])
+    # Before: "OSError: [Errno 22] Invalid argument" without the file's name.
+    with pytest.raises(OSError, match=rf"{path} cannot be read \(.*\)\. If the file is "
+                                      r"truncated or damaged, copy or save the model"):
+        load_encoder(model_copy)
+
+
+def test_a_whole_bin_still_loads(model_copy, corpus):
+    weights, path = _as_bin(model_copy)
+    torch.save(weights, path)
+    tokenizer, encoder = load_encoder(model_copy)
+    assert torch.equal(encoder.transformer.get_input_embeddings().weight,
+                       weights["embeddings.word_embeddings.weight"])

@@ -7,6 +7,7 @@ with the local alternatives named; a damaged local file is named with its cause.
 
 import json
 import os
+import pickle
 import socket
 import urllib.error
 import urllib.request
@@ -81,8 +82,10 @@ def load_encoder(model_name_or_path, verbose=0):
             tokenizer = AutoTokenizer.from_pretrained(name, local_files_only=offline)
             transformer = AutoModel.from_pretrained(name, dtype=torch.float32,
                                                     local_files_only=offline)
-    except (OSError, ValueError, SafetensorError) as exc:
-        raise _load_error(name, folder, offline, exc) from exc
+    except (OSError, ValueError, RuntimeError, SafetensorError,
+            pickle.UnpicklingError) as exc:  # a torch .bin: RuntimeError, UnpicklingError
+        chained = None if _pickle_refused(exc) else exc  # no weights_only=False advice
+        raise _load_error(name, folder, offline, exc) from chained
     if tokenizer.pad_token is None:
         raise ValueError(
             f"The tokenizer of {name!r} has no padding token; set one "
@@ -164,7 +167,7 @@ def _load_error(name, folder, offline, exc):
         path, cause = _damaged_file(folder)
         if path is None:
             return OSError(f"Could not load the model from the folder {folder}: "
-                           f"{type(exc).__name__}: {exc}")
+                           f"{_cause(exc)}")
         return OSError(f"Could not load the model from the folder {folder}: {path} cannot "
                        f"be read ({cause}). If the file is truncated or damaged, copy or "
                        "save the model there again.")
@@ -177,13 +180,27 @@ def _load_error(name, folder, offline, exc):
                        "cache does not hold it. "
                        f"{_LOCAL_ALTERNATIVES}")
     return OSError(f"Could not load the model {name!r}: it is neither a local folder nor "
-                   f"a model the Hugging Face hub gave ({type(exc).__name__}: {exc}). "
+                   f"a model the Hugging Face hub gave ({_cause(exc)}). "
                    f"{_LOCAL_ALTERNATIVES}")
 
 
+def _pickle_refused(exc):
+    return isinstance(exc, pickle.UnpicklingError) or "weights_only" in str(exc)
+
+
+def _cause(exc):
+    """``exc`` in words. torch's refusal of a pickle that holds more than tensors
+    advises loading it with ``weights_only=False``, which would run its code: that
+    advice is never passed on."""
+    if _pickle_refused(exc):
+        return ("a pickle that holds more than tensors: it is not loaded, since loading "
+                "it could run code; save the model with save_pretrained (safetensors)")
+    return f"{type(exc).__name__}: {str(exc)[:300]}"
+
+
 def _damaged_file(folder):
-    """``(path, cause)`` of the first JSON or safetensors file of ``folder`` that cannot
-    be read, or ``(None, None)`` when all can."""
+    """``(path, cause)`` of the first JSON, safetensors or torch ``.bin`` file of
+    ``folder`` that cannot be read, or ``(None, None)`` when all can."""
     from safetensors import safe_open
 
     for path in sorted(folder.glob("*.json")):
@@ -197,6 +214,11 @@ def _damaged_file(folder):
                 pass
         except (OSError, SafetensorError) as exc:
             return path, f"{type(exc).__name__}: {exc}"
+    for path in sorted(folder.glob("*.bin")):
+        try:
+            torch.load(path, map_location="cpu", weights_only=True)
+        except (OSError, RuntimeError, ValueError, EOFError, pickle.UnpicklingError) as exc:
+            return path, _cause(exc)
     return None, None
 
 
