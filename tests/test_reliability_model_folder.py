@@ -143,3 +143,49 @@ def test_a_whole_bin_still_loads(model_copy, corpus):
     tokenizer, encoder = load_encoder(model_copy)
     assert torch.equal(encoder.transformer.get_input_embeddings().weight,
                        weights["embeddings.word_embeddings.weight"])
+
+
+# -- weights missing from the files --------------------------------------------------------
+def _edit_weights(folder, change):
+    weights = load_file(folder / "model.safetensors")
+    change(weights)
+    save_file(weights, folder / "model.safetensors", metadata={"format": "pt"})
+
+
+def test_a_missing_encoder_tensor_is_refused(model_copy):
+    key = "encoder.layer.1.attention.self.query.weight"
+    _edit_weights(model_copy, lambda weights: weights.pop(key))
+    # Before: loaded, that layer initialised at random; only transformers' stderr report.
+    with pytest.raises(ValueError, match=rf"The model '{model_copy}' is incomplete: 1 "
+                                         rf"tensor\(s\) of the encoder are missing from its "
+                                         rf"weights files \({key}\)"):
+        load_encoder(model_copy)
+
+
+def test_many_missing_tensors_are_counted(model_copy):
+    _edit_weights(model_copy, lambda weights: [weights.pop(k) for k in list(weights)
+                                               if k.startswith("encoder.layer.1.")])
+    with pytest.raises(ValueError, match=r"incomplete: 16 tensor\(s\) .* and 11 more\)"):
+        load_encoder(model_copy)
+
+
+def test_a_tensor_of_another_shape_is_refused(model_copy):
+    key = "encoder.layer.0.intermediate.dense.bias"
+
+    def shrink(weights):
+        weights[key] = weights[key][:10].clone()
+
+    _edit_weights(model_copy, shrink)
+    with pytest.raises(ValueError, match=rf"of another shape in its weights files .*{key}"):
+        load_encoder(model_copy)
+
+
+def test_extra_tensors_and_a_missing_pooler_are_accepted(model_copy, corpus):
+    def edit(weights):
+        weights["cls.predictions.bias"] = torch.zeros(3)  # a pretraining head
+        for key in [k for k in weights if k.startswith("pooler.")]:
+            del weights[key]  # mean pooling does not read it
+
+    _edit_weights(model_copy, edit)
+    tokenizer, encoder = load_encoder(model_copy)
+    assert encoder.transformer.config.vocab_size == len(tokenizer)

@@ -69,7 +69,8 @@ def load_encoder(model_name_or_path, verbose=0):
         folder nor on the hub (or in the cache, offline), with the local alternatives.
     ValueError
         If the tokenizer has no padding token, or does not fit the model's vocabulary
-        (see :func:`check_vocabulary`).
+        (see :func:`check_vocabulary`), or if weights of the encoder are missing from
+        the model's files or of another shape (see :func:`check_loaded_weights`).
     """
     name = os.fspath(model_name_or_path)
     folder = Path(name).expanduser()
@@ -80,8 +81,9 @@ def load_encoder(model_name_or_path, verbose=0):
     try:
         with quiet_transformers(not verbose):
             tokenizer = AutoTokenizer.from_pretrained(name, local_files_only=offline)
-            transformer = AutoModel.from_pretrained(name, dtype=torch.float32,
-                                                    local_files_only=offline)
+            transformer, loading = AutoModel.from_pretrained(  # a tensor of another shape:
+                name, dtype=torch.float32, local_files_only=offline,  # named, then refused
+                output_loading_info=True, ignore_mismatched_sizes=True)
     except (OSError, ValueError, RuntimeError, SafetensorError,
             pickle.UnpicklingError) as exc:  # a torch .bin: RuntimeError, UnpicklingError
         chained = None if _pickle_refused(exc) else exc  # no weights_only=False advice
@@ -91,6 +93,7 @@ def load_encoder(model_name_or_path, verbose=0):
             f"The tokenizer of {name!r} has no padding token; set one "
             "(e.g. tokenizer.pad_token = tokenizer.eos_token) and save it."
         )
+    check_loaded_weights(name, loading)
     check_vocabulary(name, tokenizer, transformer)
     return tokenizer, MeanPoolingEncoder(transformer).eval()
 
@@ -220,6 +223,43 @@ def _damaged_file(folder):
         except (OSError, RuntimeError, ValueError, EOFError, pickle.UnpicklingError) as exc:
             return path, _cause(exc)
     return None, None
+
+
+def _unused(key):
+    """Whether ``key`` is a weight mean pooling never reads: the pooler's (the [CLS]
+    head of BERT-like models), which many checkpoints leave out."""
+    return key.split(".")[0] == "pooler" or ".pooler." in key
+
+
+def check_loaded_weights(name, loading):
+    """Refuse a model whose files lack weights of the encoder, or hold them in another
+    shape: transformers would initialise those at random, and the embeddings would be
+    noise. ``loading`` is what ``from_pretrained(..., output_loading_info=True)`` gives.
+
+    Tensors the files hold beyond the encoder's (the heads of a pretraining checkpoint,
+    such as BERT's ``cls.*``) are not read and do no harm: an encoder tensor saved under
+    another name shows as missing. The pooler, which mean pooling does not use, may be
+    missing.
+
+    Raises
+    ------
+    ValueError
+        Naming the model and the tensors (the first five, and their number).
+    """
+    missing = sorted(key for key in loading.get("missing_keys", ()) if not _unused(key))
+    mismatched = sorted(str(item[0] if isinstance(item, tuple) else item)
+                        for item in loading.get("mismatched_keys", ()))
+    mismatched = [key for key in mismatched if not _unused(key)]
+    for keys, what in ((missing, "missing from its weights files"),
+                       (mismatched, "of another shape in its weights files than its "
+                                    "configuration says")):
+        if keys:
+            shown = ", ".join(keys[:5]) + (f" and {len(keys) - 5} more" if len(keys) > 5
+                                           else "")
+            raise ValueError(
+                f"The model {name!r} is incomplete: {len(keys)} tensor(s) of the encoder "
+                f"are {what} ({shown}), so they would be initialised at random. Copy or "
+                "save the whole model there again (save_pretrained).")
 
 
 #: A tokenizer with fewer tokens than this share of the model's vocabulary is refused.
