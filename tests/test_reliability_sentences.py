@@ -91,3 +91,46 @@ def test_no_training_means_a_fraction_of_zero(tiny_bert_path, corpus):
     embedder = ShuffleDivideEmbedder(tiny_bert_path, max_epochs=0, lexical_weight=0,
                                      verbose=0).fit(corpus[0][:8])
     assert embedder.training_fraction_ == 0.0
+
+
+def _returns_none(text):
+    return None
+
+
+def _returns_ints(text):
+    return [1, 2, 3, 4]
+
+
+def _returns_the_text(text):
+    return text
+
+
+def _returns_none_items(text):
+    return ["One.", None, "Three.", "Four."]
+
+
+@pytest.mark.parametrize("splitter, returned", [
+    (_returns_none, r"NoneType \(None\)"),
+    (_returns_ints, r"a list holding int \(1\)"),
+    (_returns_the_text, r"str \('The match"),
+    (_returns_none_items, r"a list holding NoneType \(None\)"),
+], ids=["none", "ints", "a-string", "none-items"])
+def test_a_splitter_that_does_not_return_sentences_is_named(tiny_bert_path, corpus, splitter,
+                                                            returned):
+    embedder = ShuffleDivideEmbedder(tiny_bert_path, max_epochs=1, batch_size=4,
+                                     sentence_splitter=splitter, verbose=0)
+    docs = ["The match ended. Fans cheered. The coach smiled. Goals came late."] * 8
+    # Before: a raw TypeError or AttributeError, or a string read as its characters.
+    with pytest.raises(TypeError, match=r"sentence_splitter must return a list of str .*for "
+                                        rf"document 0 it returned {returned}"):
+        embedder.fit(docs)
+
+
+def _generator(text):
+    yield from (s + "." for s in text.split(".") if s.strip())
+
+
+def test_a_splitter_may_return_any_iterable_of_str():
+    docs = ["One. Two. Three. Four."]
+    positives = ShuffleDividePositives(4, sentence_splitter=_generator).fit(docs)
+    assert positives.units_ == [["One.", " Two.", " Three.", " Four."]]

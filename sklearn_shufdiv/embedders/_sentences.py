@@ -104,3 +104,38 @@ def make_sentence_splitter(splitter, documents, random_state=None):
     if tokenize is None:
         tokenize = train_punkt(documents, random_state).tokenize
     return with_final_marks(tokenize) if splitter == "auto" else tokenize
+
+
+def split_sentences(split, document, index):
+    """The non-blank sentences ``split`` (the resolved ``sentence_splitter``) gives for
+    ``document``, the ``index``-th of the corpus.
+
+    Raises
+    ------
+    TypeError
+        If ``split`` returns anything but an iterable of str (a str itself would be
+        read as its characters), naming ``sentence_splitter`` and the document.
+
+    Examples
+    --------
+    >>> split_sentences(lambda text: text.split("."), "One. Two. ", 0)
+    ['One', ' Two']
+    >>> split_sentences(lambda text: text, "One. Two.", 3)
+    Traceback (most recent call last):
+    ...
+    TypeError: sentence_splitter must return a list of str (the document's sentences); ...
+    """
+    sentences = split(document)
+    problem = None
+    if isinstance(sentences, (str, bytes)) or not hasattr(sentences, "__iter__"):
+        problem = f"{type(sentences).__name__} ({sentences!r:.60})"
+    else:
+        sentences = list(sentences)
+        bad = [s for s in sentences if not isinstance(s, str)][:1]
+        if bad:
+            problem = f"a list holding {type(bad[0]).__name__} ({bad[0]!r:.60})"
+    if problem is not None:
+        raise TypeError(
+            "sentence_splitter must return a list of str (the document's sentences); "
+            f"for document {index} it returned {problem}.")
+    return [sentence for sentence in sentences if sentence.strip()]
