@@ -41,7 +41,7 @@ from ._training import (
     PseudoLabels,
     SetEpochViews,
 )
-from ._validation import check_documents, document_chunks
+from ._validation import check_documents, check_selection_sample, document_chunks
 from ._windows import window_body
 
 #: The prototype term's weight of ``prototype_weight="auto"`` when ``n_clusters`` is set:
@@ -159,6 +159,7 @@ class BaseContrastiveEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         params = (None if self.checkpoint_dir is None
                   else describe_params(self.get_params(deep=False)))
         documents = check_documents(X)
+        check_selection_sample(self.n_clusters, self.selection_sample_size, len(documents))
         tokenizer, encoder = load_encoder(self.model_name_or_path, self.verbose)
         max_length = checked_max_length(self.max_length, tokenizer, encoder,
                                         self.model_name_or_path)

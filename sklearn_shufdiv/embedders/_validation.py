@@ -94,6 +94,37 @@ def _check_unicode(document, index, name):
         ) from None
 
 
+def check_selection_sample(n_clusters, selection_sample_size, n_documents):
+    """Refuse an epoch selection with fewer documents to cluster than ``n_clusters``.
+
+    Raises
+    ------
+    ValueError
+        Naming ``n_clusters`` when the corpus is too small, else
+        ``selection_sample_size``.
+
+    Examples
+    --------
+    >>> check_selection_sample(4, 5000, 100)
+    >>> check_selection_sample(4, 3, 100)
+    Traceback (most recent call last):
+    ...
+    ValueError: selection_sample_size=3 is fewer documents than n_clusters=4: ...
+    """
+    if n_clusters is None:
+        return
+    if n_clusters > n_documents:
+        raise ValueError(
+            f"n_clusters={n_clusters} is more clusters than the {n_documents} documents "
+            "to fit: lower n_clusters, or pass more documents.")
+    if selection_sample_size is not None and n_clusters > selection_sample_size:
+        raise ValueError(
+            f"selection_sample_size={selection_sample_size} is fewer documents than "
+            f"n_clusters={n_clusters}: the epoch selection clusters a sample of that many "
+            f"documents. Raise selection_sample_size to {n_clusters} or more (None: all "
+            "documents).")
+
+
 def document_chunks(documents, chunk_size, *, caller="transform_iter"):
     """Lists of at most ``chunk_size`` documents read from the iterable ``documents``,
     each document checked as it is read (named by its position in the stream).
