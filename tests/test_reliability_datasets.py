@@ -155,16 +155,21 @@ def test_a_read_only_data_home_under_real_permissions(tmp_path):
     home.chmod(0o555)
     script = ("import sys\n"
               "from sklearn_shufdiv.datasets import fetch_bbc\n"
-              "try:\n"
-              "    fetch_bbc(data_home=sys.argv[1])\n"
-              "except OSError as exc:\n"
-              "    print(type(exc).__name__, exc)\n")
-    try:
-        done = run_python(script, home)
+              "for home in sys.argv[1:]:\n"
+              "    try:\n"
+              "        fetch_bbc(data_home=home)\n"
+              "    except OSError as exc:\n"
+              "        print(type(exc).__name__, exc)\n")
+    try:  # the home itself read-only; a missing home under a read-only folder
+        done = run_python(script, home, home / "missing")
     finally:
         home.chmod(0o755)
     assert done.returncode == 0, done.stderr
-    assert f"OSError The data home {home} cannot be used (Permission denied)" in done.stdout
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith(f"OSError The data home {home} cannot be used (Permission "
+                               "denied)"), done.stdout
+    assert lines[1].startswith(f"OSError The data home {home / 'missing'} cannot be used "
+                               "(Permission denied)"), done.stdout
 
 
 # -- a server that never answers ---------------------------------------------------------

@@ -29,9 +29,20 @@ class StopsAfterEpochOne(Callback):
             raise KeyboardInterrupt  # skorch's way to ask for a stop
 
 
-@pytest.mark.skipif(signal.getsignal(signal.SIGINT) is not signal.default_int_handler,
-                    reason="SIGINT is not Python's default handler in this process")
-def test_ctrl_c_inside_a_user_callback_is_an_interruption(tiny_bert_path, corpus):
+@pytest.fixture
+def python_sigint():
+    """Python's own SIGINT handler (Ctrl-C raises KeyboardInterrupt) for the test, as in
+    an interactive session; a process started in the background ignores SIGINT."""
+    try:
+        previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    except ValueError:  # not the main thread
+        pytest.skip("signal handlers can only be set in the main thread")
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
+def test_ctrl_c_inside_a_user_callback_is_an_interruption(tiny_bert_path, corpus,
+                                                          python_sigint):
     start = time.monotonic()
     # Before: taken as the callback's stop request, without FitInterruptedWarning.
     with pytest.warns(FitInterruptedWarning, match="interrupted after 1 of 3 epochs"):
