@@ -15,6 +15,7 @@ from tqdm.auto import tqdm
 
 from ..utils._param_validation import Interval, Options, validate_estimator_params
 from ._checkpoint import CheckpointDir, EpochCheckpoint
+from ._coverage import training_fraction
 from ._device import resolve_device, resolve_mini_batch_size
 from ._distributed import AverageGradients, CrossProcessNTXentLoss, rank_and_world
 from ._encoder import save_pretrained
@@ -40,7 +41,7 @@ from ._training import (
     PseudoLabels,
     SetEpochViews,
 )
-from ._validation import check_documents
+from ._validation import check_documents, check_selection_sample, document_chunks
 from ._windows import window_body
 
 #: The prototype term's weight of ``prototype_weight="auto"`` when ``n_clusters`` is set:
@@ -158,6 +159,7 @@ class BaseContrastiveEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         params = (None if self.checkpoint_dir is None
                   else describe_params(self.get_params(deep=False)))
         documents = check_documents(X)
+        check_selection_sample(self.n_clusters, self.selection_sample_size, len(documents))
         tokenizer, encoder = load_encoder(self.model_name_or_path, self.verbose)
         max_length = checked_max_length(self.max_length, tokenizer, encoder,
                                         self.model_name_or_path)
@@ -179,7 +181,7 @@ class BaseContrastiveEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
             fit.checkpoints = CheckpointDir(self.checkpoint_dir, fingerprint(**described),
                                             described)
             if fit.rank == 0:
-                fit.checkpoints.check_writable()
+                fit.checkpoints.check_writable(self.max_epochs)
         net = self._make_net(fit, tokenizer, encoder, max_length)
         cuda = [torch.device(fit.device)] if torch.device(fit.device).type == "cuda" else []
         with torch.random.fork_rng(devices=cuda):
@@ -196,6 +198,8 @@ class BaseContrastiveEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         fit.selection.release()
         if interrupted:
             self._warn_interrupted()
+        if fit.checkpoints is not None:  # releases the folder; raises a failed write
+            fit.checkpoints.finish()
         return embeddings, fit.lexical_rows
 
     def _fitted_lexical_weight(self, fit):
@@ -256,6 +260,8 @@ class BaseContrastiveEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
                     f"{type(self).__name__} needs at least {2 * world_size} training pairs, "
                     "but " + fit.positives.describe_shortage(len(documents)))
             self._on_positives(fit.positives)
+        self.training_fraction_ = training_fraction(self, fit.positives, len(documents),
+                                                    self.verbose and rank == 0)
         if self.lexical_weight == "auto" or self.lexical_weight > 0:  # for the selection
             # and fit_transform: the corpus' lexical rows
             fit.lexical = LexicalSpace(self.lexical_components, seed).fit(documents)
@@ -435,7 +441,7 @@ class BaseContrastiveEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
             Any iterable, e.g. a generator over the lines of a large file or the documents
             of one partition of a Dask bag; it is read ``chunk_size`` documents at a time.
         chunk_size : int, default=4096
-            Documents embedded (and held in memory) at a time.
+            Documents embedded (and held in memory) at a time, at least 1.
 
         Yields
         ------
@@ -444,15 +450,7 @@ class BaseContrastiveEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
             computes them.
         """
         check_is_fitted(self)
-        if isinstance(documents, (str, bytes)):
-            check_documents(documents)  # raises the single-string error
-        chunk = []
-        for document in documents:
-            chunk.append(document)
-            if len(chunk) == chunk_size:
-                yield self.transform(chunk)
-                chunk = []
-        if chunk:
+        for chunk in document_chunks(documents, chunk_size):
             yield self.transform(chunk)
 
     def save_pretrained(self, path):

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._neighbors import mine_tfidf_positives
-from ._sentences import make_sentence_splitter
+from ._sentences import make_sentence_splitter, split_sentences
 
 
 @dataclass
@@ -83,7 +83,7 @@ class ShuffleDividePositives:
         split = make_sentence_splitter(self.sentence_splitter, documents, random_state)
         self.units_, indices = [], []
         for index, document in enumerate(documents):
-            sentences = [s for s in split(document) if s.strip()]
+            sentences = split_sentences(split, document, index)
             if len(sentences) >= self.min_sentences:
                 indices.append(index)
                 self.units_.append(sentences if self.unit == "sentence" else document.split())

@@ -26,6 +26,7 @@ from ._batching import graph_prefix, padded_groups
 from ._device import supports_fused_adamw
 from ._encoder import encode
 from ._gradcache import cached_backward
+from ._interrupts import stop_request
 from ._loss import NTXentLoss
 from ._windows import cut_windows, pool_windows
 
@@ -184,20 +185,19 @@ class ContrastiveNet(NeuralNet):
 
         The checkpoint callback comes last, after the user's, so that a checkpoint holds
         what they recorded; it also runs when one of them stopped training, so that the
-        epoch it ended is saved. A ``KeyboardInterrupt`` raised by an engine callback is
-        Ctrl-C and goes straight up.
+        epoch it ended is saved. A ``KeyboardInterrupt`` raised by an engine callback, or
+        by Ctrl-C while a user callback runs, goes straight up (see ``_interrupts.py``).
         """
         getattr(self, method_name)(self, **cb_kwargs)
         stop = None
         for name, callback in self.callbacks_:
             if stop is not None and name != "checkpoint":
                 continue
-            try:
+            if name in ENGINE_CALLBACKS:  # a KeyboardInterrupt here is Ctrl-C: it goes up
                 getattr(callback, method_name)(self, **cb_kwargs)
-            except KeyboardInterrupt as exc:
-                if name in ENGINE_CALLBACKS:
-                    raise
-                self.stop_requested_by_, stop = name, exc
+            elif (request := stop_request(getattr(callback, method_name), self,
+                                          **cb_kwargs)) is not None:
+                self.stop_requested_by_, stop = name, request
         if stop is not None:
             raise stop
 

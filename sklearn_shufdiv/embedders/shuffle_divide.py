@@ -28,7 +28,8 @@ class ShuffleDivideEmbedder(BaseContrastiveEmbedder):
         Shuffle sentences (Shuffle & Divide) or words (the word-level variant).
     sentence_splitter : {"auto", "punkt", "punkt-corpus"} or callable, default="auto"
         "auto" uses nltk's pretrained English Punkt when installed, else Punkt trained
-        unsupervised on the fitted corpus; a callable maps a document to its sentences.
+        unsupervised on the fitted corpus, and also cuts after other scripts'
+        sentence-final marks (``。！？؟۔।``...); a callable maps a document to its sentences.
 
     Attributes
     ----------
