@@ -226,7 +226,10 @@ class SphericalKMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Cluster
     def partial_fit(self, X, y=None, sample_weight=None):
         """Update the clustering with one mini-batch (online spherical k-means).
 
-        The first call seeds the centroids with ``init`` on that batch. Each call assigns
+        The first call seeds the centroids with ``init`` on that batch (with
+        ``n_clusters="auto"``, it also chooses their number on that batch alone: make it
+        a representative one, or choose on a sample with :func:`choose_n_clusters` and
+        pass an int). Each call assigns
         the batch to the current centroids, adds it to running per-cluster sums and
         weights (as MiniBatchKMeans does) and renormalises the sums into centroids.
 
@@ -244,19 +247,18 @@ class SphericalKMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Cluster
         self : object
             Updated estimator.
         """
-        if self.n_clusters == "auto":
-            raise ValueError("partial_fit needs an int n_clusters ('auto' chooses it from all "
-                             "the data): choose it with choose_n_clusters on a sample.")
         first_call = not hasattr(self, "cluster_centers_")
         X, inv_norm = self._validate_X(X, reset=first_call)
         weights = check_sample_weight(sample_weight, X.shape[0], X.dtype)
         if first_call:
             self._check_enough_rows(X, inv_norm, weights)
-            self.cluster_centers_ = initial_centers(
-                X, inv_norm, weights, self.n_clusters, self.init,
-                check_random_state(self.random_state))
+            random_state = check_random_state(self.random_state)
+            self.n_clusters_, self.n_clusters_scores_ = self._choose_n_clusters(
+                X, inv_norm, weights, random_state)
+            self.cluster_centers_ = initial_centers(X, inv_norm, weights, self.n_clusters_,
+                                                    self.init, random_state)
             self._sums = np.zeros(self.cluster_centers_.shape, dtype=np.float64)
-            self.n_steps_, self.n_clusters_, self.n_clusters_scores_ = 0, self.n_clusters, None
+            self.n_steps_ = 0
         centers = self.cluster_centers_.astype(X.dtype)  # a copy: later batches may differ
         self.cluster_centers_ = minibatch_step(X, inv_norm, weights, centers, self._sums)
         self.labels_, similarity = assign(X, inv_norm, self.cluster_centers_)
