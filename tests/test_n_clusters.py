@@ -85,7 +85,7 @@ def fixed_paths(paths):
     """A stand-in for ``cluster_path`` that returns the given label vectors in turn."""
     calls = iter(paths)
 
-    def cluster_path(X, inv_norm, weights, ks, random_state, verbose=0):
+    def cluster_path(X, inv_norm, weights, ks, random_state, warm=True, verbose=0):
         results = []
         for labels in next(calls):
             sums = np.zeros((labels.max() + 1, X.shape[1]))

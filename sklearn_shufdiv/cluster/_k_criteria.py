@@ -11,9 +11,10 @@ A criterion returns its per-candidate arrays (``"score"`` first) and the chosen 
 - ``silhouette``: the cosine silhouette of a spherical k-means clustering of the sample
   at each ``k`` (warm-started from ``k - 1``); ``k`` maximises it.
 - ``stability``: Lange et al. (2004): the sample is split in two halves; each half is
-  clustered, one half's centers label the other, and the disagreement with the other's
-  own clustering (best matching of labels) is divided by that of random labellings;
-  ``k`` maximises ``1 - normalised instability``, averaged over splits.
+  clustered (one k-means++ run for each ``k``), one half's centers label the other, and
+  the disagreement with the other's own clustering (best matching of labels) is divided
+  by that of random labellings; ``k`` maximises ``1 - normalised instability``, averaged
+  over splits.
 - ``gap``: the gap statistic of Tibshirani, Walther and Hastie (2001) in spherical form:
   ``log W_k`` of reference sets drawn uniformly in the box of the sample's principal
   components, projected on the sphere, minus ``log W_k`` of the sample (``W_k``: the
@@ -76,19 +77,20 @@ class Sample:
         return np.repeat(np.arange(self.rows.size), self.weights.astype(np.int64))
 
 
-def cluster_path(X, inv_norm, weights, ks, random_state, verbose=0):
-    """Spherical k-means of the rows for each ``k`` of ``ks`` (consecutive): two runs each.
+def cluster_path(X, inv_norm, weights, ks, random_state, warm=True, verbose=0):
+    """Spherical k-means of the rows for each ``k`` of ``ks`` (consecutive).
 
-    One run is seeded by k-means++; from the second ``k`` on, the other starts from the
-    previous ``k``'s centers and one more, drawn as k-means++ draws it (best of
-    ``2 + log k`` candidates, with probability proportional to weight times the distance
-    to the closest center). Returns the ``LloydResult`` of lower inertia for each ``k``.
+    One run is seeded by k-means++; with ``warm``, from the second ``k`` on, another
+    starts from the previous ``k``'s centers and one more, drawn as k-means++ draws it
+    (best of ``2 + log k`` candidates, with probability proportional to weight times the
+    distance to the closest center). Returns the ``LloydResult`` of lowest inertia for
+    each ``k``.
     """
     mass = weights * (inv_norm > 0)
     order, results = _canonical_order(X), []
     for k in tqdm(ks, desc="k", disable=not verbose, leave=False):
         starts = [kmeans_plusplus(X, inv_norm, weights, k, random_state)]
-        if results:
+        if results and warm:
             starts.append(np.vstack([results[-1].centers, _next_center(
                 X, inv_norm, mass, order, results[-1], k, random_state)]))
         runs = [lloyd(X, inv_norm, weights, c, max_iter=_MAX_ITER, tol=_TOL) for c in starts]
@@ -152,7 +154,7 @@ def _top_eigenvalues(matrix, n, random_state):
 def silhouette(sample, ks, random_state, verbose=0):
     """Cosine silhouette of the sample's clustering at each ``k`` (NaN counts as -1)."""
     results = cluster_path(sample.X, sample.inv_norm, sample.weights, ks, random_state,
-                           verbose)
+                           verbose=verbose)
     draws = sample.draws()
     distance = np.maximum(1 - sample.cosine, 0)
     np.fill_diagonal(distance, 0)
@@ -194,7 +196,7 @@ def stability(sample, ks, random_state, verbose=0):
 def _half_path(sample, counts, ks, random_state):
     rows = np.flatnonzero(counts)
     return rows, cluster_path(sample.X[rows], sample.inv_norm[rows],
-                              counts[rows].astype(sample.X.dtype), ks, random_state)
+                              counts[rows].astype(sample.X.dtype), ks, random_state, warm=False)
 
 
 def _disagreement(predicted, labels, weights, k):
@@ -217,7 +219,8 @@ def gap(sample, ks, random_state, verbose=0):
     """Spherical gap statistic; ``score`` is the gap, ``score_std`` its ``s_k``."""
     weights = sample.weights
     log_w = np.log(np.maximum(_inertias(
-        cluster_path(sample.X, sample.inv_norm, weights, ks, random_state, verbose)), 1e-300))
+        cluster_path(sample.X, sample.inv_norm, weights, ks, random_state, verbose=verbose)),
+        1e-300))
     coordinates = _coordinates(sample)
     center = weights @ coordinates / weights.sum()
     _, _, axes = np.linalg.svd((coordinates - center) * np.sqrt(weights)[:, None],
