@@ -273,7 +273,12 @@ def test_verbose_shows_progress(capsys):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         choose_n_clusters(X, k_range=(2, 4), verbose=1, random_state=0)
-    assert "k:" in capsys.readouterr().err
+        assert "splits:" in capsys.readouterr().err
+        choose_n_clusters(X, k_range=(2, 4), k_selection="silhouette", random_state=0)
+        assert capsys.readouterr().err == ""
+        choose_n_clusters(X, k_range=(2, 4), k_selection="silhouette", verbose=1,
+                          random_state=0)
+        assert "k:" in capsys.readouterr().err
 
 
 @parametrize_with_checks([SphericalKMeans("auto", n_init=1, k_range=None)])

@@ -14,7 +14,7 @@ A criterion returns its per-candidate arrays (``"score"`` first) and the chosen 
   clustered (one k-means++ run for each ``k``), one half's centers label the other, and
   the disagreement with the other's own clustering (best matching of labels) is divided
   by that of random labellings; ``k`` maximises ``1 - normalised instability``, averaged
-  over splits.
+  over splits and both directions.
 - ``gap``: the gap statistic of Tibshirani, Walther and Hastie (2001) in spherical form:
   ``log W_k`` of reference sets drawn uniformly in the box of the sample's principal
   components, projected on the sphere, minus ``log W_k`` of the sample (``W_k``: the
@@ -171,32 +171,38 @@ def _inertias(results):
 
 
 def stability(sample, ks, random_state, verbose=0):
-    """Lange et al.'s normalised stability, ``1 - instability / random instability``."""
+    """Lange et al.'s normalised stability, ``1 - instability / random instability``.
+
+    Each split gives two measures: the first half's centers label the second half, and
+    the second's label the first. A ``k`` above the distinct rows of a half scores NaN
+    (never chosen, unless no ``k`` can be scored: then the smallest).
+    """
     draws = sample.draws()
-    per_split = []
+    per_transfer = []
     for _ in tqdm(range(N_SPLITS), desc="splits", disable=not verbose, leave=False):
         shuffled = random_state.permutation(draws)
         halves = [np.bincount(half, minlength=sample.rows.size)
                   for half in np.array_split(shuffled, 2)]
         fits = [_half_path(sample, counts, ks, random_state) for counts in halves]
-        (rows_a, paths_a), (rows_b, paths_b) = fits
-        weights_b = halves[1][rows_b].astype(np.float64)
-        per_split.append([
-            _disagreement(assign(sample.X[rows_b], sample.inv_norm[rows_b], a.centers)[0],
-                          b.labels, weights_b, k)
-            for a, b, k in zip(paths_a, paths_b, ks, strict=True)])
+        for (rows, paths, counts), (_, other, _) in (fits, fits[::-1]):
+            per_transfer.append([
+                _disagreement(assign(sample.X[rows], sample.inv_norm[rows], b.centers)[0],
+                              a.labels, counts[rows].astype(np.float64), k)
+                if k <= min(len(a.labels), len(b.labels)) else np.nan
+                for a, b, k in zip(paths, other, ks, strict=True)])
     random = np.array([_random_disagreement(int(halves[1].sum()), k, random_state)
                        for k in ks])
-    normalised = 1 - np.array(per_split) / random
+    normalised = 1 - np.array(per_transfer) / random
     scores = normalised.mean(axis=0)
-    return ({"score": scores, "score_std": normalised.std(axis=0)},
-            int(ks[np.argmax(scores)]))
+    chosen = ks[np.nanargmax(scores)] if np.isfinite(scores).any() else ks[0]
+    return {"score": scores, "score_std": normalised.std(axis=0)}, int(chosen)
 
 
 def _half_path(sample, counts, ks, random_state):
     rows = np.flatnonzero(counts)
     return rows, cluster_path(sample.X[rows], sample.inv_norm[rows],
-                              counts[rows].astype(sample.X.dtype), ks, random_state, warm=False)
+                              counts[rows].astype(sample.X.dtype), ks, random_state,
+                              warm=False), counts
 
 
 def _disagreement(predicted, labels, weights, k):
@@ -231,7 +237,8 @@ def gap(sample, ks, random_state, verbose=0):
     for _ in tqdm(range(N_REFERENCES), desc="references", disable=not verbose, leave=False):
         reference = random_state.uniform(low, high, size=projected.shape) @ axes + center
         reference, inv_norm = scaled_rows(reference.astype(sample.X.dtype))
-        inertias = _inertias(cluster_path(reference, inv_norm, weights, ks, random_state))
+        inertias = _inertias(cluster_path(reference, inv_norm, weights, ks, random_state,
+                                          warm=False))
         reference_logs.append(np.log(np.maximum(inertias, 1e-300)))
     reference_logs = np.array(reference_logs)
     gaps = reference_logs.mean(axis=0) - log_w

@@ -75,7 +75,7 @@ class SphericalKMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Cluster
     k_range : pair of int (min, max), default=None
         Candidates of ``n_clusters="auto"``, both included; None: 2 to 30, capped by the
         number of distinct rows. Ignored for an int ``n_clusters``.
-    k_selection : {"silhouette", "eigengap", "stability", "gap"}, default="silhouette"
+    k_selection : {"stability", "silhouette", "eigengap", "gap"}, default="stability"
         Criterion of ``n_clusters="auto"`` (see :func:`choose_n_clusters`).
     verbose : int, default=0
         Print the inertia at each iteration.
@@ -360,7 +360,7 @@ def spherical_kmeans(X, n_clusters, *, sample_weight=None, init="k-means++", n_i
         squared shifts of the unit centroids is at most tol.
     k_range : pair of int (min, max), default=None
         Candidates of "auto" (None: 2 to 30, capped by the distinct rows).
-    k_selection : {"silhouette", "eigengap", "stability", "gap"}, default="silhouette"
+    k_selection : {"stability", "silhouette", "eigengap", "gap"}, default="stability"
         Criterion of "auto".
     verbose : int, default=0
         Print the inertia at each iteration.
