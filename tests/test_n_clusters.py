@@ -72,7 +72,7 @@ def test_integer_weights_are_repeated_rows():
     X, _ = sphere_blobs(4, n_samples=60, spread=0.2)
     weights = np.random.default_rng(0).integers(1, 4, size=len(X))
     repeated = np.repeat(X, weights, axis=0)
-    for k_selection in ("eigengap", "silhouette"):
+    for k_selection in ("eigengap", "silhouette", "stability"):
         k_w, by_weight = choose_n_clusters(X, sample_weight=weights, k_range=(2, 6),
                                            k_selection=k_selection, random_state=0)
         k_r, by_rows = choose_n_clusters(repeated, k_range=(2, 6), k_selection=k_selection,

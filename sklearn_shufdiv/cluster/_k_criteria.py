@@ -46,17 +46,22 @@ _MAX_ITER, _TOL = 300, 1e-4
 class Sample:
     """At most ``size`` draws of the rows of mass ``weights * (row != 0)``, as distinct rows.
 
-    ``rows``: their indices in X; ``X``, ``inv_norm``: those rows; ``weights``: how many
-    times each was drawn. With a total weight below ``size`` (integer weights: every
-    unit of weight is drawn once), or with fractional weights summing to fewer than the
-    number of rows (each row once), nothing is left out.
+    ``rows``: their indices in X, in the canonical order of ``_seeding`` (so that
+    resampling treats a row of weight ``w`` as ``w`` repeated rows); ``X``, ``inv_norm``:
+    those rows; ``weights``: how many times each was drawn. With a total weight below
+    ``size`` (integer weights: every unit of weight is drawn once), or with fractional
+    weights summing to fewer than the number of rows (each row once), nothing is left out.
     """
 
     def __init__(self, X, inv_norm, weights, size, random_state):
         mass = weights * (inv_norm > 0)
         n_draws = min(size, max(int(np.ceil(mass.sum() - 1e-9)), np.count_nonzero(mass)))
-        self.rows, counts = _systematic_sample(mass, _canonical_order(X), n_draws,
-                                               random_state)
+        order = _canonical_order(X)
+        rows, counts = _systematic_sample(mass, order, n_draws, random_state)
+        rank = np.empty_like(order)
+        rank[order] = np.arange(order.size)
+        canonical = np.argsort(rank[rows], kind="stable")  # copies of a row side by side
+        self.rows, counts = rows[canonical], counts[canonical]
         self.X, self.inv_norm = X[self.rows], inv_norm[self.rows]
         self.weights = counts.astype(X.dtype)
         self._cosine = None
@@ -174,7 +179,7 @@ def stability(sample, ks, random_state, verbose=0):
     """Lange et al.'s normalised stability, ``1 - instability / random instability``.
 
     Each split gives two measures: the first half's centers label the second half, and
-    the second's label the first. A ``k`` above the distinct rows of a half scores NaN
+    the second's label the first. A ``k`` above the draws of a half scores NaN
     (never chosen, unless no ``k`` can be scored: then the smallest).
     """
     draws = sample.draws()
@@ -188,7 +193,7 @@ def stability(sample, ks, random_state, verbose=0):
             per_transfer.append([
                 _disagreement(assign(sample.X[rows], sample.inv_norm[rows], b.centers)[0],
                               a.labels, counts[rows].astype(np.float64), k)
-                if k <= min(len(a.labels), len(b.labels)) else np.nan
+                if k <= min(half.sum() for half in halves) else np.nan
                 for a, b, k in zip(paths, other, ks, strict=True)])
     random = np.array([_random_disagreement(int(halves[1].sum()), k, random_state)
                        for k in ks])
