@@ -135,12 +135,20 @@ def write(results, args):
 def main():
     parser = add_corpus_arguments(argparse.ArgumentParser(description=__doc__.split("\n")[0]))
     parser.add_argument("--seeds", type=int, default=5)
+    parser.add_argument("--resume", action="store_true",
+                        help="keep the corpora already in bertopic.json (same --seeds)")
     args = parser.parse_args()
     import bertopic
 
     warm_up()
     results = {"seeds": args.seeds, "bertopic": bertopic.__version__, "corpora": {}}
+    if args.resume and (RESULTS / "bertopic.json").is_file():
+        results = json.loads((RESULTS / "bertopic.json").read_text())
+        if results["seeds"] != args.seeds:
+            raise SystemExit(f"--resume: bertopic.json has {results['seeds']} seeds")
     for name, (docs, y, _) in load_corpora(args).items():
+        if name in results["corpora"]:
+            continue
         print(f"== {name}: {len(docs)} documents, {len(np.unique(y))} classes", flush=True)
         results["corpora"][name] = run_corpus(docs, y, default_space(name, docs), args.seeds)
         write(results, args)

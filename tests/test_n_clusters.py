@@ -157,8 +157,10 @@ def test_fitted_attributes_and_function():
     assert model.n_clusters_ == 3 and model.cluster_centers_.shape == (3, X.shape[1])
     assert np.unique(model.labels_).size == 3 and model.transform(X).shape == (len(X), 3)
     scores = model.n_clusters_scores_
-    assert set(scores) >= {"k", "score", "criterion", "n_clusters"}
+    assert set(scores) >= {"k", "score", "criterion", "n_clusters", "runner_up"}
     assert scores.k.tolist() == [2, 3, 4, 5, 6] and scores.n_clusters == 3
+    second = scores.k[np.argsort(scores.score)[-2]]
+    assert scores.runner_up == second != 3
     centers, labels, inertia = spherical_kmeans(X, "auto", k_range=(2, 6), random_state=0)
     np.testing.assert_array_equal(labels, model.labels_)
     assert inertia == model.inertia_

@@ -85,10 +85,13 @@ def select_n_clusters(X, inv_norm, weights, *, k_range=None, k_selection=DEFAULT
     ks = np.arange(low, high + 1)
     if low == high:
         return low, Bunch(k=ks, score=np.full(1, np.nan), criterion=k_selection,
-                          n_clusters=low)
+                          n_clusters=low, runner_up=None)
     sample = Sample(X, inv_norm, weights, sample_size, random_state)
     arrays, chosen = CRITERIA[k_selection](sample, ks, random_state, verbose)
-    return chosen, Bunch(k=ks, **arrays, criterion=k_selection, n_clusters=chosen)
+    ranked = ks[np.argsort(-np.nan_to_num(arrays["score"], nan=-np.inf), kind="stable")]
+    runner_up = int(next(k for k in ranked if k != chosen))
+    return chosen, Bunch(k=ks, **arrays, criterion=k_selection, n_clusters=chosen,
+                         runner_up=runner_up)
 
 
 @validate_params({"X": ["array-like", "sparse matrix"], "sample_weight": ["array-like", None],
@@ -138,7 +141,8 @@ def choose_n_clusters(X, *, k_range=None, k_selection=DEFAULT_K_SELECTION, sampl
         ``s_k``; for "stability", its spread over splits), and per criterion
         ``eigenvalues`` (the smallest ``max + 1`` Laplacian eigenvalues, for "eigengap")
         or ``inertia`` / ``log_inertia`` (the sample's objective at each ``k``); also
-        ``scores.criterion`` and ``scores.n_clusters``.
+        ``scores.criterion``, ``scores.n_clusters`` and ``scores.runner_up`` (the other
+        ``k`` of highest score; None with one candidate).
 
     Notes
     -----
