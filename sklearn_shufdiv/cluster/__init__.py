@@ -7,9 +7,13 @@
 - how it works, by what the code does: seeding (``_seeding``: k-means++, random rows,
   farthest points for empty clusters), iterations (``_lloyd``: Lloyd passes, the mini-batch
   step) and the small numerics they share (``_numerics``: inverse row norms, blocked
-  products).
+  products);
+- :func:`choose_n_clusters` (in ``_n_clusters``): the number of clusters without labels, by
+  the criteria of ``_k_criteria``; ``SphericalKMeans(n_clusters="auto")`` uses it.
 """
 
-from ._spherical_kmeans import DEFAULT_N_INIT, SphericalKMeans, spherical_kmeans
+from ._n_clusters import choose_n_clusters
+from ._seeding import DEFAULT_N_INIT
+from ._spherical_kmeans import SphericalKMeans, spherical_kmeans
 
-__all__ = ["DEFAULT_N_INIT", "SphericalKMeans", "spherical_kmeans"]
+__all__ = ["DEFAULT_N_INIT", "SphericalKMeans", "choose_n_clusters", "spherical_kmeans"]
