@@ -1,6 +1,14 @@
 """Transformer encoders fine-tuned contrastively on the corpus, as scikit-learn transformers."""
 
-from ._base import FitInterruptedWarning
+from ..exceptions import FitInterruptedWarning
+from ._criteria import (
+    Candidate,
+    SelectionContext,
+    SelectionCriterion,
+    SilhouetteCriterion,
+    StabilityCriterion,
+    UntunedSilhouetteCriterion,
+)
 from ._encoder import MeanPoolingEncoder
 from ._lexical import LexicalSpace, choose_lexical_weight, fuse
 from ._loading import load_encoder
@@ -12,15 +20,8 @@ from ._neighbors import (
     pair_label_agreement,
     top1_cosine_neighbors,
 )
+from ._objectives import ClusterNegatives, NTXent, Objective, ProtoNCE
 from ._positives import ShuffleDividePositives, TfidfNeighborPositives
-from ._selection import (
-    Candidate,
-    SelectionContext,
-    SelectionCriterion,
-    SilhouetteCriterion,
-    StabilityCriterion,
-    UntunedSilhouetteCriterion,
-)
 from ._training import ContrastiveNet, ViewBatch
 from .shuffle_divide import ShuffleDivideEmbedder
 from .tfidf_positive import TfidfPositiveEmbedder
@@ -28,11 +29,15 @@ from .tfidf_positive import TfidfPositiveEmbedder
 __all__ = [
     "DEFAULT_TFIDF_PARAMS",
     "Candidate",
+    "ClusterNegatives",
     "ContrastiveNet",
     "FitInterruptedWarning",
     "LexicalSpace",
     "MeanPoolingEncoder",
+    "NTXent",
     "NTXentLoss",
+    "Objective",
+    "ProtoNCE",
     "SelectionContext",
     "SelectionCriterion",
     "ShuffleDivideEmbedder",

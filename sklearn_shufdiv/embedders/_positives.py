@@ -45,8 +45,8 @@ def content_keys(documents):
                        dtype=np.int64, count=len(documents))
 
 
-def shuffle_divide(units, rng, join=" "):
-    """Shuffle ``units`` (sentences or words) and cut the shuffled list in two halves.
+def shuffle_divide(sentences, rng):
+    """Shuffle ``sentences`` and cut the shuffled list in two halves, joined by spaces.
 
     Examples
     --------
@@ -55,9 +55,9 @@ def shuffle_divide(units, rng, join=" "):
     >>> sorted((a + " " + b).split()) == ["S1.", "S2.", "S3.", "S4.", "S5."]
     True
     """
-    shuffled = [units[i] for i in rng.permutation(len(units))]
+    shuffled = [sentences[i] for i in rng.permutation(len(sentences))]
     half = len(shuffled) // 2
-    return join.join(shuffled[:half]), join.join(shuffled[half:])
+    return " ".join(shuffled[:half]), " ".join(shuffled[half:])
 
 
 class ShuffleDividePositives:
@@ -67,26 +67,22 @@ class ShuffleDividePositives:
     ----------
     min_sentences : int
         Documents with fewer sentences are not used for training.
-    unit : {"sentence", "word"}
-        What is shuffled: sentences (the main method) or words (the word-level variant).
-        Documents are selected by their number of sentences either way.
     sentence_splitter : {"auto", "punkt", "punkt-corpus"} or callable
         See :func:`~sklearn_shufdiv.embedders._sentences.make_sentence_splitter`.
     """
 
-    def __init__(self, min_sentences=4, unit="sentence", sentence_splitter="auto"):
+    def __init__(self, min_sentences=4, sentence_splitter="auto"):
         self.min_sentences = min_sentences
-        self.unit = unit
         self.sentence_splitter = sentence_splitter
 
     def fit(self, documents, random_state=None):
         split = make_sentence_splitter(self.sentence_splitter, documents, random_state)
-        self.units_, indices = [], []
+        self.sentences_, indices = [], []
         for index, document in enumerate(documents):
             sentences = [s for s in split(document) if s.strip()]
             if len(sentences) >= self.min_sentences:
                 indices.append(index)
-                self.units_.append(sentences if self.unit == "sentence" else document.split())
+                self.sentences_.append(sentences)
         self.document_indices_ = np.asarray(indices, dtype=np.int64)
         return self
 
@@ -102,7 +98,7 @@ class ShuffleDividePositives:
         )
 
     def sample(self, rng):
-        halves = [shuffle_divide(units, rng) for units in self.units_]
+        halves = [shuffle_divide(sentences, rng) for sentences in self.sentences_]
         return PositivePairs(
             [a for a, _ in halves], [b for _, b in halves],
             self.document_indices_, self.document_indices_,
