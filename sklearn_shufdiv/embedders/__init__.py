@@ -13,15 +13,16 @@ from ._encoder import MeanPoolingEncoder
 from ._lexical import LexicalSpace, choose_lexical_weight, fuse
 from ._loading import load_encoder
 from ._loss import NTXentLoss, nt_xent_loss, prototype_loss
-from ._neighbors import (
+from ._neighbors import top1_cosine_neighbors
+from ._objectives import ClusterNegatives, NTXent, Objective, ProtoNCE
+from ._positives import (
     DEFAULT_TFIDF_PARAMS,
+    ShuffleDividePositives,
     TfidfNeighborPairs,
+    TfidfNeighborPositives,
     mine_tfidf_positives,
     pair_label_agreement,
-    top1_cosine_neighbors,
 )
-from ._objectives import ClusterNegatives, NTXent, Objective, ProtoNCE
-from ._positives import ShuffleDividePositives, TfidfNeighborPositives
 from ._training import ContrastiveNet, ViewBatch
 from .shuffle_divide import ShuffleDivideEmbedder
 from .tfidf_positive import TfidfPositiveEmbedder
