@@ -160,7 +160,7 @@ def test_prototype_loss_matches_reference(temperature):
     assert float(alone) == pytest.approx(float(loss), rel=1e-6)
 
 
-def test_prototype_loss_pulls_views_towards_their_centre():
+def test_prototype_loss_pulls_views_towards_their_center():
     views = torch.tensor([[1.0, 0.3], [0.2, 1.0]], requires_grad=True)
     prototypes = torch.eye(2)
     prototype_loss(views, prototypes, torch.tensor([0, 1]), 0.2).backward()
