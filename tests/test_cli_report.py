@@ -197,9 +197,11 @@ def test_cpu_and_gpu_defaults(_settings):
     assert _settings.choose_settings(_args(), "cpu", 512).max_length == 128
 
 
-def test_the_probe_reads_the_models_limit_and_device(tiny_bert_path, corpus):
+def test_the_probe_reads_the_models_limit_and_device(tiny_bert_path, corpus, monkeypatch,
+                                                     _settings):
     """The run is planned on the untuned encoder, through the embedders' public API: its
-    length limit, its device, and a max_length it cannot take refused before any work."""
+    length limit, its device, its speed per token of the documents read at that length,
+    and a max_length it cannot take refused before any work."""
     from sklearn_shufdiv._cli import CLIError
     from sklearn_shufdiv._cli._pipeline import fit_probe
 
@@ -207,6 +209,10 @@ def test_the_probe_reads_the_models_limit_and_device(tiny_bert_path, corpus):
     probe = fit_probe(args, corpus[0])
     assert (probe.net_.max_length, probe.net_.device) == (64, "cpu")  # the tiny BERT's
     assert probe.best_epoch_ == 0 and probe.lexical_ is None
+    caps = []
+    count = _settings._token_lengths
+    monkeypatch.setattr(_settings, "_token_lengths", lambda *a: caps.append(a[2]) or count(*a))
+    assert _settings.seconds_per_token(probe, corpus[0], seed=0) > 0 and caps == [64]
     with pytest.raises(CLIError, match="max_length=65 is above what the model"):
         fit_probe(args, corpus[0], max_length=65)
     with pytest.raises(CLIError, match="Unknown device 'gpu0'"):

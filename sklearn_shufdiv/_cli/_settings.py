@@ -124,7 +124,7 @@ def seconds_per_token(probe, texts, seed):
         probe.transform(sample)
         timings.append(time.perf_counter() - start)
     seconds = float(np.median(timings))
-    tokens = _token_lengths(probe.tokenizer_, sample, probe.max_length, seed).sum()
+    tokens = _token_lengths(probe.tokenizer_, sample, probe.net_.max_length, seed).sum()
     return seconds / max(tokens, 1.0)
 
 
