@@ -168,7 +168,7 @@ def non_embedding_parameters(encoder):
 def engine_plan(net, texts):
     """Token counts of the net's training step on ``texts`` (its own plan of mini-batches,
     at its ``max_length`` and ``mini_batch_size``): real, padded, and those run twice."""
-    batches, _, keep, _ = net.mini_batches(texts)
+    batches, _, keep = net.mini_batches(texts)
     real = [int(mask.sum()) for _, mask in batches]
     return dict(real_tokens=sum(real), padded_tokens=sum(ids.numel() for ids, _ in batches),
                 mini_batches=len(batches), kept_graphs=keep,

@@ -62,3 +62,20 @@ def test_a_script_answers_help(answers, script):
     answer = answers[script]
     assert answer["code"] == 0, answer["output"][-3000:]
     assert answer["output"].startswith("usage:")
+
+
+def test_the_embedder_benchmark_reads_the_engines_plan(tiny_bert_path, corpus, monkeypatch):
+    """bench_embedder.py's accounting of a training step follows the engine's own plan of
+    mini-batches (the engine is the package's, so a change of it shows here)."""
+    monkeypatch.syspath_prepend(str(ROOT / "benchmarks"))
+    import bench_embedder
+
+    texts = corpus[0][:8]
+    net = bench_embedder.make_net(tiny_bert_path, max_length=32, mini_batch_size=3,
+                                  device="cpu")
+    plan = bench_embedder.engine_plan(net, texts)
+    lengths = [len(ids) for ids in net.tokenizer(texts, truncation=True,
+                                                 max_length=32)["input_ids"]]
+    assert plan["real_tokens"] == sum(lengths)
+    assert plan["mini_batches"] >= 3 and 1 <= plan["kept_graphs"] <= plan["mini_batches"]
+    assert plan["padded_tokens"] >= plan["real_tokens"] > plan["recomputed_tokens"]
