@@ -104,8 +104,11 @@ def info_nce(views, positive, excluded, temperature):
     """
     z = F.normalize(views.float(), dim=1)
     logits = (z @ z.T / temperature).masked_fill(excluded, float("-inf"))
+    counts = positive.sum(1)
+    if bool((counts == 1).all()):  # one positive each: the cross-entropy, fused
+        return F.cross_entropy(logits, positive.long().argmax(1))
     log_p = logits - torch.logsumexp(logits, dim=1, keepdim=True)
-    per_anchor = -log_p.masked_fill(~positive, 0).sum(1) / positive.sum(1)
+    per_anchor = -log_p.masked_fill(~positive, 0).sum(1) / counts
     return per_anchor.mean()
 
 
