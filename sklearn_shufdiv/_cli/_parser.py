@@ -180,11 +180,15 @@ def _add_cluster(subparsers):
 
 def _add_demo(subparsers):
     parser = subparsers.add_parser(
-        "demo", help="compare the frozen encoder and Shuffle & Divide on a benchmark corpus",
+        "demo", help="compare the encoder, the encoder with the corpus' words, and "
+                     "Shuffle & Divide on a benchmark corpus",
         description="Load a labelled benchmark corpus (downloaded to the scikit-learn data "
                     "home, SCIKIT_LEARN_DATA, if missing), cluster a stratified sample "
-                    "with the frozen encoder and with Shuffle & Divide fine-tuning, and "
-                    "print ACC, AMI and silhouette of both.")
+                    "with the frozen encoder alone, with the encoder joined with the "
+                    "corpus' words (the package's default space), and, with --max-epochs "
+                    "N (the default on a GPU), after Shuffle & Divide fine-tuning; print "
+                    "ACC, AMI and silhouette of each. On a CPU the demo trains only when "
+                    "--max-epochs is given.")
     parser.add_argument("--corpus", choices=CORPORA, default="bbc",
                         help="benchmark corpus (default: bbc)")
     parser.add_argument("--n-docs", type=_int_at_least(0), default=600, metavar="N",
