@@ -19,6 +19,7 @@ skips those there) and the table to ``--out/views.md``.
 
 import argparse
 import json
+import os
 import time
 from pathlib import Path
 
@@ -152,6 +153,18 @@ def table(rows):
     return "\n".join(lines)
 
 
+def save(path, rows):
+    """Merge ``rows`` into the JSON list at ``path`` by (corpus, lever), so that runs of
+    other corpora in other processes are kept, and replace the file atomically."""
+    kept = json.loads(path.read_text()) if path.exists() else []
+    keys = {(r["corpus"], r["lever"]) for r in rows}
+    merged = [r for r in kept if (r["corpus"], r["lever"]) not in keys] + rows
+    partial = path.with_suffix(f".{os.getpid()}.tmp")
+    partial.write_text(json.dumps(merged, indent=1))
+    os.replace(partial, path)
+    return merged
+
+
 def main(argv=None):
     args = parse_args(argv)
     path = args.out / "views.json"
@@ -179,8 +192,9 @@ def main(argv=None):
             print(f"{name:9s} {lever:20s} {result['acc_mean']:.3f}±{result['acc_std']:.3f} / "
                   f"{result['ami_mean']:.3f}  lsa {[w.get('lsa') for w in result['weights']]}",
                   flush=True)
-            path.write_text(json.dumps(rows, indent=1))
-        path.write_text(json.dumps(rows, indent=1))
+            save(path, rows)
+        save(path, rows)
+    rows = save(path, rows)
     (args.out / "views.md").write_text(
         "# Label-free view weights\n\nFrozen MiniLM-L6 (windows of 128 tokens, at most 16), "
         "the corpus' LSA (100 components) and TF-IDF; spherical k-means at the number of "

@@ -82,7 +82,11 @@ def criteria(name):
                                             for lab in row] for row in labels])
     stab = np.array([[np.mean([adjusted_rand_score(row[s], row[t]) for t in SEEDS if t != s])
                       for s in SEEDS] for row in labels])
+    medoid = np.array([[np.mean([adjusted_rand_score(labels[i, s], labels[j, s])
+                                 for j in range(len(WEIGHTS)) if j != i]) for s in SEEDS]
+                       for i in range(len(WEIGHTS))])
     crit = {
+        "medoid": medoid,
         "cons-sum": scores["cons_encoder"] + scores["cons_lsa"],
         "mod-sum": scores["mod_encoder"] + scores["mod_lsa"],
         "mod-sum3": scores["mod_encoder"] + scores["mod_lsa"] + scores["mod_tfidf"],

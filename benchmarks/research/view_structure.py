@@ -1,8 +1,8 @@
 """Each view's cluster structure measured alone, without labels, beside its quality with them.
 
-For each corpus (and check corpora made of subsets: ``20news-comp`` etc.), each view
-(frozen encoder, LSA, TF-IDF, the encoder centred) is clustered by spherical k-means at
-the number of classes (best of 10, seed 0), and measured:
+For each corpus (and check corpora, below), each view (frozen encoder, LSA, TF-IDF, the
+encoder centred) is clustered by spherical k-means at the number of classes (best of 10,
+seed 0), and measured:
 
 - label-free: ``wt`` (W/T of its partition), ``gap`` (log of W/T of the same k-means on
   a Gaussian null with the view's mean and covariance, minus log W/T), ``stab`` (mean
@@ -12,7 +12,11 @@ the number of classes (best of 10, seed 0), and measured:
 - with labels (to judge the above): ``acc`` / ``ami`` of that partition, ``purity``
   (fraction of 10-NN of the same class).
 
-For the check corpora also ACC / AMI of the fused encoder + LSA at fixed weights (5 seeds).
+Check corpora: ``20news-comp`` (the 5 comp.* groups), ``-sci``, ``-rec``, ``-talk``,
+``reuters-small`` (without earn and acq), and ``<corpus>-words30``: LSA and TF-IDF made
+from the first 30 words of each document while the encoder reads all of it (a weak
+lexical view). For these also ACC / AMI of the fused encoder + LSA at fixed weights (5
+seeds).
 
     python benchmarks/research/view_structure.py bbc classic3 ... >> view_structure.log
 """
@@ -38,7 +42,8 @@ SUBSETS = {"20news-comp": ("20news", "comp."), "20news-sci": ("20news", "sci."),
 
 
 def load(name):
-    base, rule = SUBSETS.get(name, (name, None))
+    base, rule = SUBSETS.get(name.removesuffix("-words30"), (name.removesuffix("-words30"),
+                                                             None))
     docs, y, classes = load_corpus(base)
     enc = frozen_embeddings(base, docs, verbose=False)
     if rule is not None:
@@ -49,9 +54,12 @@ def load(name):
             keep = np.flatnonzero([classes[c].startswith(rule) for c in y])
         docs, enc = [docs[i] for i in keep], enc[keep]
         _, y = np.unique(y[keep], return_inverse=True)
+    words = docs
+    if name.endswith("-words30"):  # the words' views see only the first 30 words
+        words = [" ".join(doc.split()[:30]) for doc in docs]
     views = {"encoder": vl.unit(enc),
-             "lsa": LexicalSpace(100, random_state=0).fit(docs).transform(docs),
-             "tfidf": bag_of_words(docs)["tfidf"],
+             "lsa": LexicalSpace(100, random_state=0).fit(words).transform(words),
+             "tfidf": bag_of_words(words)["tfidf"],
              "enc-centred": vl.center(enc)}
     return docs, y, views
 
@@ -97,7 +105,7 @@ def main(names):
             m = measure(rows, y, k)
             print(f"| {view} | " + " | ".join(f"{m[key]:.3f}" if key in m else ""
                                               for key in keys) + " |", flush=True)
-        if name in SUBSETS:
+        if name in SUBSETS or name.endswith("-words30"):
             for w in (0, 0.2, 0.3, 0.5, 0.7, 0.8):
                 r = score(vl.join(views, {"encoder": 1 - w, "lsa": w}), y)
                 print(f"fused lsa {w}: {r['acc_mean']:.3f}±{r['acc_std']:.3f} / "
