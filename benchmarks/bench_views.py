@@ -38,6 +38,8 @@ from _corpora import (
 
 from sklearn_shufdiv.embedders import LexicalSpace
 from sklearn_shufdiv.embedders._lexical import choose_lexical_weight
+from sklearn_shufdiv.embedders._selection import stability
+from sklearn_shufdiv.embedders._views import choose_view_weights, join_views
 
 
 def auto_lever(views, n_clusters, seed, sample_size=5000):
@@ -48,6 +50,26 @@ def auto_lever(views, n_clusters, seed, sample_size=5000):
     weight, scores = choose_lexical_weight(views["encoder"][sample], views["lsa"][sample],
                                            n_clusters, random_state=seed)
     return {"encoder": 1 - weight, "lsa": weight}, {"scores": scores}
+
+
+def views_lever(top=0.9, sample_size=5000):
+    """The package's ``choose_view_weights`` on the encoder and LSA as a fit with
+    ``random_state=seed`` would run it: on the selection's sample of at most 5,000
+    documents, LSA's weight 0 to ``top`` by 0.1. ``info`` has the candidates' scores and
+    the stability of the joined space's clusters on that sample (the gate of
+    ``selection="stability"``)."""
+    candidates = [(round(1 - i / 10, 1), i / 10) for i in range(int(round(top * 10)) + 1)]
+
+    def lever(views, n_clusters, seed):
+        n = views["encoder"].shape[0]
+        sample = np.sort(np.random.RandomState(seed).permutation(n)[:sample_size])
+        parts = [views["encoder"][sample], views["lsa"][sample]]
+        weights, scores = choose_view_weights(parts, n_clusters, candidates=candidates,
+                                              random_state=seed)
+        gate = stability(join_views(parts, weights), n_clusters, seed)
+        return {"encoder": weights[0], "lsa": weights[1]}, {
+            "scores": {str(w[1]): s for w, s in scores.items()}, "stability": gate}
+    return lever
 
 
 def centered(lever):
@@ -85,6 +107,8 @@ def levers():
     out["graph-modularity"] = vl.graph_choice()
     out["graph-consistency"] = vl.graph_choice(vl.consistency)
     out["graph-modularity-3"] = vl.graph_choice(voters=THREE)
+    out["views-auto"] = views_lever()
+    out["views-auto-1"] = views_lever(top=1.0)
     return out
 
 

@@ -15,7 +15,8 @@ seed 0), and measured:
 Check corpora: ``20news-comp`` (the 5 comp.* groups), ``-sci``, ``-rec``, ``-talk``,
 ``reuters-small`` (without earn and acq), and ``<corpus>-words30``: LSA and TF-IDF made
 from the first 30 words of each document while the encoder reads all of it (a weak
-lexical view). For these also ACC / AMI of the fused encoder + LSA at fixed weights (5
+lexical view); ``<corpus>-first50``: every view reads the first 50 words (short texts).
+For these also ACC / AMI of the fused encoder + LSA at fixed weights (5
 seeds).
 
     python benchmarks/research/view_structure.py bbc classic3 ... >> view_structure.log
@@ -42,10 +43,14 @@ SUBSETS = {"20news-comp": ("20news", "comp."), "20news-sci": ("20news", "sci."),
 
 
 def load(name):
-    base, rule = SUBSETS.get(name.removesuffix("-words30"), (name.removesuffix("-words30"),
-                                                             None))
+    stem = name.removesuffix("-words30").removesuffix("-first50")
+    base, rule = SUBSETS.get(stem, (stem, None))
     docs, y, classes = load_corpus(base)
-    enc = frozen_embeddings(base, docs, verbose=False)
+    if name.endswith("-first50"):  # every view reads the first 50 words only
+        docs = [" ".join(doc.split()[:50]) for doc in docs]
+        enc = frozen_embeddings(f"{base}-first50", docs, verbose=False)
+    else:
+        enc = frozen_embeddings(base, docs, verbose=False)
     if rule is not None:
         if rule.startswith("-"):
             drop = {classes.index(c) for c in rule[1:].split("-")}
@@ -105,7 +110,7 @@ def main(names):
             m = measure(rows, y, k)
             print(f"| {view} | " + " | ".join(f"{m[key]:.3f}" if key in m else ""
                                               for key in keys) + " |", flush=True)
-        if name in SUBSETS or name.endswith("-words30"):
+        if name in SUBSETS or name.endswith(("-words30", "-first50")):
             for w in (0, 0.2, 0.3, 0.5, 0.7, 0.8):
                 r = score(vl.join(views, {"encoder": 1 - w, "lsa": w}), y)
                 print(f"fused lsa {w}: {r['acc_mean']:.3f}±{r['acc_std']:.3f} / "

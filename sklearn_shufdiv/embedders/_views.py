@@ -71,13 +71,13 @@ def join_views(views, weights):
     return np.hstack(parts)
 
 
-def neighbor_graph(rows, n_neighbors=10):
+def neighbor_graph(rows, n_neighbors=20):
     """The symmetric graph joining each row to its ``n_neighbors`` most similar by cosine.
 
     Parameters
     ----------
     rows : {ndarray, sparse matrix} of shape (n_documents, dim)
-    n_neighbors : int, default=10
+    n_neighbors : int, default=20
         At most ``n_documents - 1``.
 
     Returns
@@ -153,7 +153,7 @@ def graph_modularity(graph, labels):
                   "random_state": ["random_state"],
                   "n_init": [Options({"auto"}), Interval(Integral, 1, None), None]},
                  prefer_skip_nested_validation=True)
-def choose_view_weights(views, n_clusters, *, candidates=None, n_neighbors=10, random_state=0,
+def choose_view_weights(views, n_clusters, *, candidates=None, n_neighbors=20, random_state=0,
                         n_init=None):
     """The weights of the views whose clustering best fits every view's neighbourhoods.
 
@@ -171,7 +171,7 @@ def choose_view_weights(views, n_clusters, *, candidates=None, n_neighbors=10, r
     candidates : array-like of shape (n_candidates, n_views), default=None
         Non-negative weights, each row summing to 1. None: with two views, the second's
         weight 0, 0.1, ..., 0.9; with more, every row of multiples of 0.25.
-    n_neighbors : int, default=10
+    n_neighbors : int, default=20
         Neighbours of each document in a view's graph.
     random_state : int, default=0
         Seeds every k-means.
