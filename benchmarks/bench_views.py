@@ -13,6 +13,11 @@ shown as context only.
 Every (corpus, lever) is written to ``--out/views.json`` when it finishes (``--resume``
 skips those there) and the table to ``--out/views.md``.
 
+``--criteria`` instead judges label-free criteria of LSA's weight on one set of partitions
+per corpus (``benchmarks/_view_criteria.py``): the ACC / AMI at every weight 0, 0.1, ...,
+1, what each criterion picks, and the constants of each chosen leaving one corpus out;
+``--out/view_criteria.json`` (per corpus, ``--resume`` skips those there) and ``.md``.
+
     SCIKIT_LEARN_DATA=../shared/data/scikit_learn_data SHUFDIV_BENCH_CACHE=/work/cache \\
         OMP_NUM_THREADS=1 python benchmarks/bench_views.py --resume
 """
@@ -23,6 +28,7 @@ import os
 import time
 from pathlib import Path
 
+import _view_criteria as vc
 import _view_levers as vl
 import numpy as np
 from _corpora import (
@@ -121,6 +127,9 @@ def parse_args(argv=None):
     parser.add_argument("--out", type=Path, default=REPO_ROOT / "benchmarks" / "results")
     parser.add_argument("--resume", action="store_true",
                         help="skip the (corpus, lever) pairs already in views.json")
+    parser.add_argument("--criteria", action="store_true",
+                        help="judge the weight criteria on saved partitions and choose their "
+                             "constants leaving one corpus out (view_criteria.json, .md)")
     return parser.parse_args(argv)
 
 
@@ -189,8 +198,31 @@ def save(path, rows):
     return merged
 
 
+def criteria(args):
+    path = args.out / "view_criteria.json"
+    done = json.loads(path.read_text()) if args.resume and path.exists() else {}
+    for name in corpus_names(args.corpora):
+        if name in done:
+            continue
+        _, y, views = load_views(name, args)
+        labels, acc, ami = vc.partitions(views, y, args.seeds)
+        done[name] = {"n_docs": len(y), "seeds": args.seeds,
+                      "acc": acc.mean(axis=1).tolist(), "ami": ami.mean(axis=1).tolist(),
+                      "settings": vc.settings_table(views, labels, acc, ami)}
+        print(f"{name}: criteria judged", flush=True)
+        path.write_text(json.dumps(done, indent=1))
+    parts = [vc.weight_table(n, r["acc"], r["ami"]) for n, r in done.items()]
+    (args.out / "view_criteria.md").write_text(
+        "# Weight criteria on saved partitions\n\nThe frozen encoder + LSA joined at each "
+        f"LSA weight, spherical k-means (best of 10) for {args.seeds} seeds; mean ACC / AMI. "
+        "`python benchmarks/bench_views.py --criteria`\n\n" + "\n\n".join(parts)
+        + "\n\n" + vc.leave_one_out({n: r["settings"] for n, r in done.items()}) + "\n")
+
+
 def main(argv=None):
     args = parse_args(argv)
+    if args.criteria:
+        return criteria(args)
     path = args.out / "views.json"
     rows = json.loads(path.read_text()) if args.resume and path.exists() else []
     done = {(r["corpus"], r["lever"]) for r in rows}
