@@ -42,9 +42,9 @@ from _corpora import (
     score,
 )
 
+from sklearn_shufdiv.cluster import clustering_stability
 from sklearn_shufdiv.embedders import LexicalSpace
 from sklearn_shufdiv.embedders._lexical import choose_lexical_weight
-from sklearn_shufdiv.embedders._selection import stability
 from sklearn_shufdiv.embedders._views import choose_view_weights, join_views
 
 
@@ -72,7 +72,7 @@ def views_lever(top=0.9, sample_size=5000):
         parts = [views["encoder"][sample], views["lsa"][sample]]
         weights, scores = choose_view_weights(parts, n_clusters, candidates=candidates,
                                               random_state=seed)
-        gate = stability(join_views(parts, weights), n_clusters, seed)
+        gate = clustering_stability(join_views(parts, weights), n_clusters, seed)
         return {"encoder": weights[0], "lsa": weights[1]}, {
             "scores": {str(w[1]): s for w, s in scores.items()}, "stability": gate}
     return lever
