@@ -19,6 +19,8 @@ from sklearn.metrics import adjusted_rand_score
 from sklearn.neighbors import NearestNeighbors
 
 from sklearn_shufdiv import SphericalKMeans
+from sklearn_shufdiv.cluster import cluster_on_sphere
+from sklearn_shufdiv.embedders._criteria import silhouette_or_worst
 
 
 def unit(rows):
@@ -268,3 +270,24 @@ def graph_choice(score=modularity, grid=GRID, voters=("encoder", "lsa")):
         best = max(scores, key=lambda w: (scores[w], -w))
         return {"encoder": 1 - best, "lsa": best}, {"scores": scores}
     return lever
+
+
+def two_space_silhouette(views, n_clusters, seed, sample_size=5000):
+    """The former ``lexical_weight="auto"``: on the fit's selection sample, the LSA weight
+    (0 to 0.9) whose clustering has the greatest cosine silhouette in the encoder's space
+    plus in LSA's, each divided by the silhouette of that space's own clustering."""
+    n = views["encoder"].shape[0]
+    sample = np.sort(np.random.RandomState(seed).permutation(n)[:sample_size])
+    enc, lsa = unit(views["encoder"][sample]), unit(views["lsa"][sample])
+
+    def labels(rows):
+        return cluster_on_sphere(rows, n_clusters, seed).labels
+
+    own = [silhouette_or_worst(space, labels(space)) for space in (enc, lsa)]
+    scores = {}
+    for w in GRID:
+        fused = labels(join({"encoder": enc, "lsa": lsa}, {"encoder": 1 - w, "lsa": w}))
+        scores[w] = sum(float(silhouette_or_worst(space, fused)) / max(abs(base), 1e-12)
+                        for space, base in zip((enc, lsa), own))
+    best = max(scores, key=lambda w: (scores[w], -w))
+    return {"encoder": 1 - best, "lsa": best}, {"scores": scores}

@@ -44,22 +44,12 @@ from _corpora import (
 
 from sklearn_shufdiv.cluster import clustering_stability
 from sklearn_shufdiv.embedders import LexicalSpace
-from sklearn_shufdiv.embedders._lexical import choose_lexical_weight
 from sklearn_shufdiv.embedders._views import choose_view_weights, join_views
 
 
-def auto_lever(views, n_clusters, seed, sample_size=5000):
-    """``lexical_weight="auto"`` as a fit with ``random_state=seed`` chooses it: on the
-    selection's sample of at most 5,000 documents."""
-    n = views["encoder"].shape[0]
-    sample = np.sort(np.random.RandomState(seed).permutation(n)[:sample_size])
-    weight, scores = choose_lexical_weight(views["encoder"][sample], views["lsa"][sample],
-                                           n_clusters, random_state=seed)
-    return {"encoder": 1 - weight, "lsa": weight}, {"scores": scores}
-
-
 def views_lever(top=0.9, sample_size=5000):
-    """The package's ``choose_view_weights`` on the encoder and LSA as a fit with
+    """``lexical_weight="auto"``: the package's ``choose_view_weights`` on the encoder
+    and LSA as a fit with
     ``random_state=seed`` would run it: on the selection's sample of at most 5,000
     documents, LSA's weight 0 to ``top`` by 0.1. ``info`` has the candidates' scores and
     the stability of the joined space's clusters on that sample (the gate of
@@ -92,7 +82,7 @@ THREE = ("encoder", "lsa", "tfidf")
 
 def levers():
     out = {f"fixed-{w / 10:.1f}": vl.fixed(w / 10) for w in range(10)}
-    out["auto"] = auto_lever
+    out["two-space-silhouette"] = vl.two_space_silhouette
     out["nie"] = vl.joint(vl.distortion_rule(0.5, normalised=False))
     out["nie-norm"] = vl.joint(vl.distortion_rule(0.5))
     for gamma in (1.25, 1.5, 2, 4):
