@@ -12,6 +12,11 @@ Each is clustered by ``SphericalKMeans(k, random_state=seed)`` (its default: the
 runs), k the number of classes, for seeds 0 to ``--seeds - 1``; ACC and AMI beside the same
 run's single views (TF-IDF, LSA, the frozen encoder) on the same documents.
 
+Each default entry also records the stability gate's decision on that space
+(``selection="stability"``: the mean adjusted Rand index of 5 k-means clusterings of the
+fit's selection sample, seeds ``seed`` to ``seed + 4``; training goes on where it is at
+least 0.9, ``gate_trains`` of the seeds). ``--gate-only`` adds it to existing entries.
+
 With ``--max-length`` below the model's limit (512 for MiniLM-L6, the default's windows)
 the methods are named ``"default-untuned-<max_length>"`` and ``"auto-untuned-<max_length>"``.
 Entries replace those of the same corpus and method in ``--summary``.
@@ -39,7 +44,8 @@ from _corpora import (
 )
 from sklearn.utils import check_random_state
 
-from sklearn_shufdiv.embedders import LexicalSpace
+from sklearn_shufdiv.cluster import clustering_stability
+from sklearn_shufdiv.embedders import LexicalSpace, StabilityCriterion
 from sklearn_shufdiv.embedders._lexical import choose_lexical_weight, join_words
 
 #: The settings the default uses (``n_clusters`` set, nothing else), as the entries record.
@@ -55,6 +61,9 @@ def parse_args(argv=None):
                         help="tokens per window (default: 128, the frozen cache's; 512 is "
                              "the default's with MiniLM-L6)")
     parser.add_argument("--seeds", type=int, default=5)
+    parser.add_argument("--gate-only", action="store_true",
+                        help="only add the stability gate's decision to the corpora's "
+                             "existing default entries")
     parser.add_argument("--summary", type=Path,
                         default=REPO_ROOT / "benchmarks" / "results" / "quality_summary.json")
     return parser.parse_args(argv)
@@ -73,6 +82,19 @@ def untuned_spaces(embeddings, docs, k, seed, sample_size=5000):
     weight, _ = choose_lexical_weight(embeddings[sample], rows[sample], k, random_state=seed)
     auto = join_words(embeddings.copy(), rows, weight)
     return default, auto, weight, lexical_seconds, lexical_seconds + time.perf_counter() - start
+
+
+def gate(embeddings, docs, k, seeds, sample_size=5000):
+    """The stability gate on the default's untuned space: per seed, the stability of the
+    fit's selection sample's clusters, and whether training would go on."""
+    stabilities = []
+    for seed in range(seeds):
+        rows = LexicalSpace(SETTINGS["lexical_components"], seed).fit(docs).transform(docs)
+        sample = np.sort(check_random_state(seed).permutation(len(docs))[:sample_size])
+        space = join_words(embeddings[sample].copy(), rows[sample], SETTINGS["lexical_weight"])
+        stabilities.append(clustering_stability(space, k, seed))
+    trains = int(sum(s >= StabilityCriterion().min_stability for s in stabilities))
+    return {"gate_stability": stabilities, "gate_trains": trains}
 
 
 def logged_embed_seconds(name, n_docs):
@@ -95,6 +117,9 @@ def measure(name, args):
     embed_seconds, cached = time.perf_counter() - start, False
     if embed_seconds < 60:  # read from the cache: the time it took when it was built
         embed_seconds, cached = logged_embed_seconds(name, len(docs)), True
+    the_gate = gate(embeddings, docs, k, args.seeds)
+    if args.gate_only:
+        return the_gate
     spaces = [untuned_spaces(embeddings, docs, k, seed) for seed in range(args.seeds)]
     views = baselines(name, docs, y, args.seeds)
     suffix = "" if args.max_length == MODEL_LIMIT else f"-{args.max_length}"
@@ -114,7 +139,7 @@ def measure(name, args):
             "method": method + suffix, **common, "settings": settings,
             **{key: result[key] for key in ("acc_mean", "acc_std", "ami_mean", "ami_std")},
             "acc": result["acc"], "ami": result["ami"],
-            **({"lexical_weights": [s[2] for s in spaces]} if index else {}),
+            **({"lexical_weights": [s[2] for s in spaces]} if index else the_gate),
             "space_seconds": float(np.mean([s[seconds] for s in spaces])),
             "fit_seconds": None if embed_seconds is None
             else embed_seconds + float(np.mean([s[seconds] for s in spaces])), **same_run,
@@ -135,7 +160,20 @@ def save(path, entries):
 def main(argv=None):
     args = parse_args(argv)
     default_model()  # fails early, with the fix, where the encoder is missing
+    suffix = "" if args.max_length == MODEL_LIMIT else f"-{args.max_length}"
     for name in corpus_names(args.corpora):
+        if args.gate_only:
+            the_gate = measure(name, args)
+            summary = json.loads(args.summary.read_text())
+            entries = [{**e, **the_gate} for e in summary if e.get("corpus") == name
+                       and e.get("method") == "default-untuned" + suffix]
+            if not entries:
+                raise SystemExit(f"--gate-only: no default-untuned{suffix} entry of {name} "
+                                 f"in {args.summary}; run without --gate-only first")
+            save(args.summary, entries)
+            print(f"{name:9s} gate stability {np.round(the_gate['gate_stability'], 3)}: "
+                  f"trains in {the_gate['gate_trains']} of {args.seeds} seeds", flush=True)
+            continue
         entries = measure(name, args)
         save(args.summary, entries)
         for e in entries:
