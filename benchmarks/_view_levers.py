@@ -124,9 +124,9 @@ def pair_statistics(views, labels, seed, sample=2000):
     stacked_same = np.array([cos[v][same] for v in names])
     stacked_other = np.array([cos[v][other] for v in names])
     delta = stacked_same.mean(axis=1) - stacked_other.mean(axis=1)
-    centred = np.hstack([stacked_same - stacked_same.mean(axis=1, keepdims=True),
+    centered = np.hstack([stacked_same - stacked_same.mean(axis=1, keepdims=True),
                          stacked_other - stacked_other.mean(axis=1, keepdims=True)])
-    cov = centred @ centred.T / centred.shape[1]
+    cov = centered @ centered.T / centered.shape[1]
     return names, delta, cov
 
 

