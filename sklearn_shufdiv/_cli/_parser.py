@@ -112,7 +112,8 @@ def _add_model_options(parser):
                        metavar="W",
                        help="share of the words in the embedding: the encoder's space is "
                             "joined with the corpus' LSA space, cosines weighted 1-W and W; "
-                            "'auto': the weight whose clustering is best in both spaces "
+                            "'auto': the weight whose clustering best fits both spaces' "
+                            "neighbourhoods "
                             f"(default: {DEFAULT_LEXICAL_WEIGHT}; 0: the encoder alone); "
                             "a corpus needs words shared by 2 documents to half of them")
     group.add_argument("--objective", choices=OBJECTIVES, default=DEFAULT_OBJECTIVE,
