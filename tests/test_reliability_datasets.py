@@ -8,6 +8,7 @@ import os
 import pickle
 import socket
 import time
+import urllib.request
 
 import numpy as np
 import pytest
@@ -202,10 +203,16 @@ def test_20_newsgroups_behind_a_silent_proxy_fails_after_the_timeout(tmp_path, m
         monkeypatch.setenv(name, f"http://127.0.0.1:{port}")
     for name in ("NO_PROXY", "no_proxy"):
         monkeypatch.delenv(name, raising=False)
+    # urlopen keeps the opener (and the proxies it read) of its first call: drop it, so
+    # that this test's proxy is read, and drop this test's after it.
+    urllib.request.install_opener(None)
     start = time.monotonic()
-    with pytest.raises(OSError, match=r"20 Newsgroups: no answer within 0.5 seconds.*"
-                                      r"check the network and any proxy"):
-        fetch_20newsgroups_clean(data_home=tmp_path, n_retries=1, delay=0.01)
+    try:
+        with pytest.raises(OSError, match=r"20 Newsgroups: no answer within 0.5 seconds.*"
+                                          r"check the network and any proxy"):
+            fetch_20newsgroups_clean(data_home=tmp_path, n_retries=1, delay=0.01)
+    finally:
+        urllib.request.install_opener(None)
     assert time.monotonic() - start < 10
     assert accepted  # the request reached the proxy, which never answered
     assert socket.getdefaulttimeout() is None  # the process' default is restored
