@@ -143,7 +143,10 @@ class ContrastiveNet(NeuralNet):
     max_view_windows : int or None, default=1
         Windows per training view at most; 1 truncates each view at ``max_length``.
     amp_dtype : torch.dtype or None
-        Autocast dtype on CUDA (bf16); the CPU always computes in float32.
+        Autocast dtype on CUDA (bf16).
+    cpu_amp_dtype : torch.dtype or None, default=None
+        Autocast dtype on the CPU (``torch.bfloat16`` on a CPU with bfloat16
+        instructions); None computes in float32.
 
     The optimizer defaults to ``torch.optim.AdamW``, fused where torch has a fused kernel
     for the device. The criterion (default :class:`~._loss.NTXentLoss`) is called as
@@ -152,7 +155,8 @@ class ContrastiveNet(NeuralNet):
     """
 
     def __init__(self, module, *, tokenizer, max_length, mini_batch_size, amp_dtype=None,
-                 max_windows=1, window_stride=None, max_view_windows=1, **kwargs):
+                 cpu_amp_dtype=None, max_windows=1, window_stride=None, max_view_windows=1,
+                 **kwargs):
         kwargs.setdefault("criterion", NTXentLoss)
         kwargs.setdefault("optimizer", torch.optim.AdamW)
         kwargs.setdefault("train_split", None)
@@ -164,6 +168,7 @@ class ContrastiveNet(NeuralNet):
         self.max_length = max_length
         self.mini_batch_size = mini_batch_size
         self.amp_dtype = amp_dtype
+        self.cpu_amp_dtype = cpu_amp_dtype
         self.max_windows = max_windows
         self.window_stride = window_stride
         self.max_view_windows = max_view_windows
@@ -289,8 +294,12 @@ class ContrastiveNet(NeuralNet):
 
     @property
     def autocast_dtype(self):
-        """``amp_dtype`` on CUDA; None (float32) elsewhere, e.g. after unpickling on a CPU."""
-        return self.amp_dtype if torch.device(self.device).type == "cuda" else None
+        """``amp_dtype`` on CUDA, ``cpu_amp_dtype`` on the CPU (also for a net trained on
+        CUDA and unpickled on a CPU), None (float32) elsewhere."""
+        device_type = torch.device(self.device).type
+        if device_type == "cuda":
+            return self.amp_dtype
+        return getattr(self, "cpu_amp_dtype", None) if device_type == "cpu" else None
 
 
 class SetEpochViews(Callback):
