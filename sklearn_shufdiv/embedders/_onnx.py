@@ -12,8 +12,10 @@ ONNX Runtime, ``onnx`` and ``onnxscript`` (the exporter's) are optional dependen
 imported when an int8 copy is made.
 """
 
+import logging
 import tempfile
 import warnings
+from contextlib import contextmanager
 from pathlib import Path
 
 import torch
@@ -32,14 +34,31 @@ def check_onnxruntime(name="inference_dtype"):
                           f"{', '.join(missing)}: {INSTALL}; or use {name}='float32'.")
 
 
+@contextmanager
+def _quiet():
+    """Silence the exporter's and the quantizer's notes (warnings, and log records of
+    the root and ``torch.onnx`` loggers) for the duration: they address the tools'
+    developers, not a user embedding documents."""
+    loggers = [logging.getLogger(), logging.getLogger("torch.onnx")]
+    levels = [logger.level for logger in loggers]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for logger in loggers:
+            logger.setLevel(logging.ERROR)
+        try:
+            yield
+        finally:
+            for logger, level in zip(loggers, levels):
+                logger.setLevel(level)
+
+
 def export_onnx(encoder, path):
     """Write ``encoder`` (a float32 :class:`~._encoder.MeanPoolingEncoder`) to ``path``
     as ONNX, with inputs ``input_ids`` and ``attention_mask`` of any batch size and
     length and output ``embeddings``."""
     example = torch.ones((2, 8), dtype=torch.long)
     batch, length = torch.export.Dim("batch"), torch.export.Dim("length")
-    with warnings.catch_warnings():  # the exporter's progress notes and internal warnings
-        warnings.simplefilter("ignore")
+    with _quiet():
         program = torch.onnx.export(
             encoder, (example, example.clone()), dynamo=True, verbose=False,
             input_names=["input_ids", "attention_mask"], output_names=["embeddings"],
@@ -52,8 +71,9 @@ def quantize_onnx(source, target):
     into ``target`` (weights per output channel; the embedding tables stay float32)."""
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
-    quantize_dynamic(str(source), str(target), per_channel=True, weight_type=QuantType.QInt8,
-                     op_types_to_quantize=["MatMul"])
+    with _quiet():
+        quantize_dynamic(str(source), str(target), per_channel=True,
+                         weight_type=QuantType.QInt8, op_types_to_quantize=["MatMul"])
 
 
 class Int8OnnxEncoder:
