@@ -43,6 +43,7 @@ Usage::
     python benchmarks/bench_inference.py speed [--repeats 5] [--quick]
     python benchmarks/bench_inference.py quality [--corpora bbc,reuters,20news]
     python benchmarks/bench_inference.py training [--repeats 3]
+    python benchmarks/bench_inference.py report     # inference.json -> inference.md
 
 ONNX Runtime and the exporter (``onnx``, ``onnxscript``, ``onnxruntime``) and
 sentence-transformers are the ``benchmark`` extra's.
@@ -298,7 +299,8 @@ def run_speed(args):
             result[corpus] = {"documents": len(docs), "windows": len(windows.token_ids),
                               "tokens": tokens, "runners": rows}
             print_speed(corpus, result[corpus], made)
-    result["environment"]["load_average_after"] = load_average()
+            result["environment"]["load_average_after"] = load_average()
+            write_section(args.out, "speed", result)  # each corpus as it finishes
     print(f"load average before {fmt_load(result['environment']['load_average_before'])}, "
           f"after {fmt_load(result['environment']['load_average_after'])} "
           f"({os.cpu_count()} CPUs); torch threads {torch.get_num_threads()}")
@@ -461,6 +463,83 @@ def run_training(args):
 
 
 # -- output ----------------------------------------------------------------------------
+def speed_table(speed):
+    lines = []
+    for corpus in ("bbc", "20news"):
+        if corpus not in speed:
+            continue
+        outcome = speed[corpus]
+        lines += [f"**{corpus}**: {outcome['documents']} documents, {outcome['windows']} "
+                  f"windows of at most {MAX_LENGTH} tokens, {outcome['tokens']:,} real tokens; "
+                  f"median of {speed['repeats']} interleaved rounds.", "",
+                  "| runner | tokens/s | documents/s | vs sentence-transformers fp32 | "
+                  "vs ONNX Runtime int8 | model RSS (MiB) | run peak RSS (MiB) | "
+                  "cosine to package float32 (min / mean) |",
+                  "| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |"]
+        for name, row in outcome["runners"].items():
+            peak = row["peak_run_rss_mib"]
+            cos = row["cosine_to_package_float32"]
+            lines.append(
+                f"| {name} | {row['tokens_per_s']:,.0f} | {row['docs_per_s']:.2f} | "
+                f"{row['vs_sentence_transformers']:.2f}x | {row['vs_onnxruntime_int8']:.2f}x | "
+                f"{speed['made'][name]['model_rss_mib']:.0f} | "
+                f"{'n/a' if peak is None else f'{peak:.0f}'} | {cos[0]:.4f} / {cos[1]:.4f} |")
+        lines.append("")
+    env = speed["environment"]
+    made = ", ".join(f"{name} {m['seconds']:.1f} s" for name, m in speed["made"].items()
+                     if m["seconds"] >= 0.05)
+    lines += [f"Made before the rounds: {made}. Load average before / after: "
+              f"{fmt_load(env['load_average_before'])} / {fmt_load(env['load_average_after'])} "
+              f"on {env['cpus']} CPUs; torch threads {env['torch_threads']}; "
+              f"{env['cpu_capability']}, bfloat16 instructions: {env['cpu_bfloat16']}.", ""]
+    return lines
+
+
+def quality_table(quality):
+    lines = ["| corpus | precision | cosine to float32 (min / mean) | encoder ACC | "
+             "encoder AMI | default ACC | default AMI |",
+             "| --- | --- | --- | --- | --- | --- | --- |"]
+    for corpus, outcome in quality.items():
+        if not isinstance(outcome, dict) or "dtypes" not in outcome:
+            continue
+        base = outcome["dtypes"]["float32"]
+        for dtype, entry in outcome["dtypes"].items():
+            cells = []
+            for space in ("encoder", "default"):
+                for metric in ("acc", "ami"):
+                    value = entry[space][f"{metric}_mean"]
+                    std = entry[space][f"{metric}_std"]
+                    delta = 100 * (value - base[space][f"{metric}_mean"])
+                    cells.append(f"{value:.4f} ± {std:.4f}" if dtype == "float32" else
+                                 f"{value:.4f} ({delta:+.2f} pt)")
+            lines.append(f"| {corpus} ({outcome['documents']}) | {dtype} | "
+                         f"{entry['cosine_min']:.4f} / {entry['cosine_mean']:.5f} | "
+                         + " | ".join(cells) + " |")
+    return lines + [""]
+
+
+def training_table(training):
+    lines = ["| pairs x tokens (mini-batch) | float32 (s) | bfloat16 (s) | bfloat16 speed-up |",
+             "| --- | ---: | ---: | ---: |"]
+    for row in training["cases"]:
+        lines.append(f"| {row['pairs']} x {row['max_length']} ({row['mini_batch_size']}) | "
+                     f"{row['median_s']['float32']:.2f} | {row['median_s']['bfloat16']:.2f} | "
+                     f"{row['speedup']:.2f}x |")
+    return lines + [""]
+
+
+def write_report(path, markdown):
+    data = json.loads(Path(path).read_text())
+    lines = ["# Reduced-precision encoding and training", "",
+             "Written by `benchmarks/bench_inference.py report` from `inference.json`.", ""]
+    for section, table in (("speed", speed_table), ("quality", quality_table),
+                           ("training", training_table)):
+        if section in data:
+            lines += [f"## {section.capitalize()}", ""] + table(data[section])
+    Path(markdown).write_text("\n".join(lines))
+    print("\n".join(lines))
+
+
 def write_section(path, section, value):
     path = Path(path)
     data = json.loads(path.read_text()) if path.is_file() else {}
@@ -472,7 +551,7 @@ def write_section(path, section, value):
 def parse_args(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("section", choices=["speed", "quality", "training"])
+    parser.add_argument("section", choices=["speed", "quality", "training", "report"])
     parser.add_argument("--repeats", type=int, default=5, help="interleaved rounds (median)")
     parser.add_argument("--bbc-docs", type=int, default=300)
     parser.add_argument("--news-docs-speed", type=int, default=600,
@@ -499,8 +578,10 @@ def main(argv=None):
     previous = None
     if Path(args.out).is_file():
         previous = json.loads(Path(args.out).read_text()).get(args.section)
-    if args.section == "speed":
-        write_section(args.out, "speed", run_speed(args))
+    if args.section == "report":
+        write_report(args.out, RESULTS / "inference.md")
+    elif args.section == "speed":
+        run_speed(args)
     elif args.section == "quality":
         run_quality(args, previous if args.resume else None)
     else:
