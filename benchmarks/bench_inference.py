@@ -455,6 +455,7 @@ def run_training(args):
                    views_per_s={n: 2 * case["pairs"] / m for n, m in medians.items()},
                    speedup=medians["float32"] / medians["bfloat16"])
         result["cases"].append(row)
+        write_section(args.out, "training", result)  # each shape as it finishes
         print(f"  {case['pairs']} pairs x {case['max_length']} tokens (mini-batches of "
               f"{case['mini_batch_size']}): float32 {medians['float32']:.1f} s, bfloat16 "
               f"{medians['bfloat16']:.1f} s: {row['speedup']:.2f}x", flush=True)
@@ -585,7 +586,7 @@ def main(argv=None):
     elif args.section == "quality":
         run_quality(args, previous if args.resume else None)
     else:
-        write_section(args.out, "training", run_training(args))
+        write_section(args.out, "training", run_training(args))  # with the final load
 
 
 if __name__ == "__main__":
