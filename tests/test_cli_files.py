@@ -1,6 +1,6 @@
 """The command line's files: outputs that may not replace input or earlier results,
 symbolic links out of the input folder, text that is not UTF-8, and what is said about
-the input's format (issue 13 item 5 and its symlink note; issue 15 section 4)."""
+the input's format."""
 
 import csv
 import os

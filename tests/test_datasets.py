@@ -475,7 +475,7 @@ def test_reuters_archive_without_sgml(tmp_path, monkeypatch):
 
 
 # --------------------------------------------------------------------------------------
-# Damaged archives in the data home (issue 13, item 15)
+# Damaged archives in the data home
 # --------------------------------------------------------------------------------------
 
 

@@ -442,7 +442,7 @@ CONTAINERS = {
 @pytest.mark.parametrize("container", CONTAINERS)
 @pytest.mark.parametrize("bad", [float("nan"), np.nan, np.float32("nan"), np.inf, -np.inf])
 def test_error_nan_labels_in_every_container(container, bad):
-    # Two NaN objects are two dict keys: an object array of NaNs used to count two classes.
+    # Two NaN objects are two dict keys: an object array of NaNs must not count two classes.
     labels = CONTAINERS[container]([bad, float("nan") if bad != bad else bad, "a", "a"])
     with pytest.raises(ValueError, match="y_true contains NaN or infinity"):
         clustering_accuracy(labels, [0, 0, 1, 1])

@@ -1,5 +1,5 @@
 """Loading the encoder: damaged model folders, ``max_length`` against the model's
-positions, and a hub name offline (issue 13 items 11 and 13, issue 15 section 4)."""
+positions, and a hub name offline."""
 
 import shutil
 import socket

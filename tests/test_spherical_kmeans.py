@@ -309,6 +309,44 @@ def test_same_result_as_textbook_iterations(sparse):
     np.testing.assert_allclose(model.cluster_centers_, centers, atol=1e-10)
 
 
+def textbook_with_objective_test(X, centers, tol, max_iter=300):
+    """Textbook iterations that also stop when the objective falls by at most tol of itself.
+
+    Returns the labels, the number of iterations and the rule that stopped them."""
+    unit = X / np.linalg.norm(X, axis=1, keepdims=True)
+    previous_labels, previous_objective, rule = None, np.inf, "max_iter"
+    for n_iter in range(1, max_iter + 1):  # noqa: B007 (returned)
+        labels = (unit @ centers.T).argmax(axis=1)
+        if previous_labels is not None and np.array_equal(labels, previous_labels):
+            rule = "labels"
+            break
+        sums = np.vstack([unit[labels == j].sum(axis=0) for j in range(len(centers))])
+        new = sums / np.linalg.norm(sums, axis=1, keepdims=True)
+        shift, centers, previous_labels = ((new - centers) ** 2).sum(), new, labels
+        objective = len(X) - np.linalg.norm(sums, axis=1).sum()  # sum of 1 - cos
+        if shift <= tol:
+            rule = "shift"
+            break
+        if previous_objective - objective <= tol * objective:
+            rule = "objective"
+            break
+        previous_objective = objective
+    return (unit @ centers.T).argmax(axis=1), n_iter, rule
+
+
+def test_runs_stop_when_the_objective_falls_by_at_most_tol():
+    X, _ = make_blobs(3000, 8, centers=6, cluster_std=4.0, random_state=0)
+    init = X[:6] / np.linalg.norm(X[:6], axis=1, keepdims=True)
+    labels, n_iter, rule = textbook_with_objective_test(X, init, tol=1e-4)
+    assert rule == "objective"
+    model = SphericalKMeans(6, init=init, tol=1e-4).fit(X)
+    assert model.n_iter_ == n_iter < SphericalKMeans(6, init=init, tol=0).fit(X).n_iter_
+    np.testing.assert_array_equal(model.labels_, labels)
+    unit = X / np.linalg.norm(X, axis=1, keepdims=True)
+    assert model.inertia_ == pytest.approx(
+        (1 - (unit * model.cluster_centers_[labels]).sum(axis=1)).sum())
+
+
 def test_blocked_products_give_the_same_result(monkeypatch):
     X, _ = directions(n_samples=2000)
     whole = SphericalKMeans(4, random_state=0).fit(X)

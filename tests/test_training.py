@@ -128,7 +128,7 @@ def test_bad_callbacks(tiny_bert_path, corpus):
 
 
 def test_ctrl_c_returns_the_last_completed_epoch(tiny_bert_path, corpus, interrupt_at):
-    """Interrupted in epoch 2 of 3, the model is epoch 1's, as history_ says (issue 13.4)."""
+    """Interrupted in epoch 2 of 3, the model is epoch 1's, as history_ says."""
     docs, _ = corpus
     params = {**SMALL, "max_epochs": 3}
     interrupt_at(6 + 3)  # 6 batches an epoch: stop inside epoch 2
@@ -167,8 +167,8 @@ class CountingBar(_training.tqdm):
 
 
 def test_the_progress_bar_moves_within_a_batch(tiny_bert_path, corpus, monkeypatch, capsys):
-    """One batch of 24 pairs in mini-batches of 6 views: the bar moves with each of them
-    (issue 15.2), not once per batch, and ends full."""
+    """One batch of 24 pairs in mini-batches of 6 views: the bar moves with each of them,
+    not once per batch, and ends full."""
     docs, _ = corpus
     CountingBar.updates = []
     monkeypatch.setattr(_training, "tqdm", CountingBar)
@@ -190,8 +190,8 @@ def test_no_batch_is_left_with_a_single_pair(n_pairs, batch_size, world_size, si
 
 
 def test_batch_size_2_with_an_odd_number_of_documents_trains(tiny_bert_path, corpus):
-    """Issue 13.12: 5 trainable documents in batches of 2 pairs used to crash on a last
-    batch of one pair ("Need an even number of at least 4 views")."""
+    """5 trainable documents in batches of 2 pairs: no batch is left with a single pair
+    (which the loss refuses: "Need an even number of at least 4 views")."""
     docs, _ = corpus
     embedder = ShuffleDivideEmbedder(tiny_bert_path, **{**SMALL, "batch_size": 2,
                                                         "max_epochs": 1, "lexical_weight": 0}

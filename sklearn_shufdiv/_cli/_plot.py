@@ -1,13 +1,11 @@
 """``--plot``: a 2-D map of the documents coloured by cluster (matplotlib, optional)."""
 
-import os
-import tempfile
-
 import numpy as np
 from sklearn.decomposition import PCA
 from sklearn.manifold import TSNE
 
 from . import CLIError
+from ._outputs import open_output
 
 #: At most this many documents are drawn (a random sample beyond): t-SNE's cost grows
 #: quickly with their number, and a denser cloud shows no more.
@@ -40,7 +38,7 @@ def draw_map(path, result, descriptions, *, projection="tsne", seed=0, title="")
     ----------
     path : pathlib.Path
         The image file; its suffix chooses the format.
-    result : Clustering
+    result : RunResult
         The embeddings and clusters.
     descriptions : list of ClusterDescription
         For the legend: each cluster's size and first terms.
@@ -75,15 +73,16 @@ def draw_map(path, result, descriptions, *, projection="tsne", seed=0, title="")
     axes.set_yticks([])
     axes.legend(loc="center left", bbox_to_anchor=(1.0, 0.5), fontsize="small",
                 markerscale=2, title="cluster (size): terms")
-    fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}.",
-                                     suffix=path.suffix)  # renamed into place once written
-    os.close(fd)
+    try:  # a temporary file renamed into place once written (see open_output)
+        file, commit, discard = open_output(path, binary=True)
+    except OSError as exc:
+        plt.close(figure)
+        raise CLIError(f"{path}: cannot write the map ({exc}).") from None
     try:
-        figure.savefig(temporary, dpi=120)
-        os.replace(temporary, path)
+        figure.savefig(file, format=path.suffix.lstrip(".").lower() or None, dpi=120)
+        commit()
     except (OSError, ValueError) as exc:
+        discard()
         raise CLIError(f"{path}: cannot write the map ({exc}).") from None
     finally:
         plt.close(figure)
-        if os.path.exists(temporary):
-            os.unlink(temporary)

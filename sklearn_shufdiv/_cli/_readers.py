@@ -175,11 +175,28 @@ def _inside(file, root):
                        "the folder, or remove the link.")
 
 
+def _unreadable_folder(exc):
+    folder = exc.filename or "a folder"
+    raise CLIError(f"{folder}: cannot list this folder ({exc.strerror or exc}), so its "
+                   ".txt files would be left out. Give read permission to it (chmod a+rx), "
+                   "or move it out of the input folder.") from None
+
+
+def _txt_files(path):
+    """The .txt entries under ``path`` (files, links, or folders so named), without
+    entering linked subfolders; a subfolder that cannot be listed is an error."""
+    for folder, subfolders, files in os.walk(path, onerror=_unreadable_folder):
+        for name in subfolders + files:
+            if name.endswith(".txt"):
+                yield Path(folder, name)
+
+
 def read_folder(path, *, label_from_folder=False, decoder=None):
     """Every .txt file under ``path`` (recursively), its id the relative path.
 
     Symbolic links to files inside the folder are read; a link leading outside it is
-    an error (a corpus is what its folder holds). Linked subfolders are not entered.
+    an error (a corpus is what its folder holds). Linked subfolders are not entered; a
+    subfolder that cannot be listed is an error, not left out.
 
     Parameters
     ----------
@@ -196,7 +213,7 @@ def read_folder(path, *, label_from_folder=False, decoder=None):
         Files sorted by relative path.
     """
     decoder = decoder or Decoder()
-    found = sorted(path.rglob("*.txt"), key=lambda p: p.relative_to(path).as_posix())
+    found = sorted(_txt_files(path), key=lambda p: p.relative_to(path).as_posix())
     for file in found:
         if file.is_symlink() and not file.exists():
             raise CLIError(f"{file}: a broken symbolic link (to {os.readlink(file)}); "

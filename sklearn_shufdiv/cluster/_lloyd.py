@@ -14,7 +14,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.sparsefuncs import sparse_matmul_to_dense
 
 from ._numerics import assign, inertia, normalize_sums, row_blocks, rows_of, scores
-from ._seeding import farthest_points, same_direction_tol
+from ._seeding import farthest_points, initial_centers, same_direction_tol
 
 
 class LloydResult(NamedTuple):
@@ -109,19 +109,24 @@ def assign_and_accumulate(X, inv_norm, row_weights, centers, part, rows=None):
 
 
 def lloyd(X, inv_norm, weights, centers, *, max_iter, tol, verbose=0):
-    """Lloyd iterations from ``centers`` until no label changes or centers shift <= tol.
+    """Lloyd iterations from ``centers`` until converged: no label changes, the centers
+    shift by at most ``tol`` (sum of squares), or the objective falls by at most ``tol``
+    times its value.
 
-    After the first passes, only the rows whose bounds (see ``Partition``) allow a change of
-    label are scored again, as in Hamerly's algorithm; the last pass scores every row, so
-    the labels and inertia returned are exact for the returned centers. A cluster left
-    empty is re-seeded at the farthest point (see :func:`reseed_empty`). Returns a
-    ``LloydResult``.
+    The objective of the labels and of the centers computed from them is exact and free:
+    ``sum(weights) - sum(||sums||)`` (a unit center ``s / ||s||`` has cosine sum ``||s||``
+    with its rows). After the first passes, only the rows whose bounds (see
+    ``Partition``) allow a change of label are scored again, as in Hamerly's algorithm;
+    the last pass scores every row, so the labels and inertia returned are exact for the
+    returned centers. A cluster left empty is re-seeded at the farthest point (see
+    :func:`reseed_empty`). Returns a ``LloydResult``.
     """
     n_samples, n_clusters = X.shape[0], centers.shape[0]
     mass = weights * (inv_norm > 0)
     weighted_inv_norm = weights * inv_norm
     part = Partition.empty(n_samples, centers)
     rows, message = None, "maximum number of iterations reached"
+    total, previous = float(weights.astype(np.float64).sum()), np.inf
     for n_iter in range(1, max_iter + 1):
         n_changed = assign_and_accumulate(X, inv_norm, weighted_inv_norm, centers, part, rows)
         if verbose:
@@ -146,6 +151,11 @@ def lloyd(X, inv_norm, weights, centers, *, max_iter, tol, verbose=0):
         if n_reseeded == 0 and shifts @ shifts <= tol:
             message = f"center shift {shifts @ shifts:.3g} within tolerance {tol:.3g}"
             break
+        objective = total - np.linalg.norm(part.sums, axis=1).sum()
+        if n_reseeded == 0 and previous - objective <= tol * objective:
+            message = f"objective {objective:.6g} fell by at most {tol:.3g} of itself"
+            break
+        previous = objective
         rows = part.rows_to_rescore(shifts)
     if verbose:
         print(f"Converged at iteration {n_iter - 1}: {message}.")
@@ -153,6 +163,26 @@ def lloyd(X, inv_norm, weights, centers, *, max_iter, tol, verbose=0):
         assign_and_accumulate(X, inv_norm, weighted_inv_norm, centers, part)
     return LloydResult(centers, part.labels, inertia(weights, part.similarity), n_iter,
                        part.sums, part.similarity)
+
+
+def best_of_runs(X, inv_norm, weights, n_clusters, init, n_init, random_state, *, max_iter,
+                 tol, verbose=0):
+    """The ``LloydResult`` of lowest inertia among ``n_init`` seeded runs.
+
+    A run replaces the best one only if its inertia is lower beyond rounding (a few units
+    in the last place of X's dtype), so that runs reaching one optimum with permuted
+    labels cannot swap places with the last bits of X.
+    """
+    tie, best = 8 * np.finfo(X.dtype).eps, None
+    for run in range(n_init):
+        centers = initial_centers(X, inv_norm, weights, n_clusters, init, random_state)
+        if verbose:
+            print(f"Initialization complete (run {run + 1}).")
+        result = lloyd(X, inv_norm, weights, centers, max_iter=max_iter, tol=tol,
+                       verbose=verbose)
+        if best is None or result.inertia < best.inertia * (1 - tie):
+            best = result
+    return best
 
 
 def reseed_empty(X, inv_norm, weights, centers, part, rows, new_centers, empty):

@@ -1,6 +1,5 @@
 """Spherical k-means: k-means with cosine similarity, as an estimator and a function."""
 
-import warnings
 from numbers import Integral, Real
 
 import numpy as np
@@ -14,18 +13,14 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..utils._param_validation import Interval, Options, fit_context, validate_params
-from ._lloyd import lloyd, minibatch_step, warn_if_clusters_missing
+from ._lloyd import best_of_runs, minibatch_step, warn_if_clusters_missing
+from ._n_clusters import DEFAULT_K_SELECTION, K_PARAMETERS, select_n_clusters
 from ._numerics import assign, check_sample_weight, cosines, inertia, scaled_rows
-from ._seeding import initial_centers
-
-#: Runs of ``n_init="auto"``, the default, with ``init="k-means++"`` or ``"random"``: the
-#: best objective of 10 seeded runs is kept. Chosen by ``benchmarks/bench_kmeans_restarts.py``
-#: (see :class:`SphericalKMeans`, ``n_init``); every clustering the package runs for a user
-#: uses it.
-DEFAULT_N_INIT = 10
+from ._seeding import initial_centers, resolve_n_init
 
 _PARAMETER_CONSTRAINTS = {
-    "n_clusters": [Interval(Integral, 1, None, closed="left")],
+    "n_clusters": [Interval(Integral, 1, None, closed="left"), Options({"auto"})],
+    **K_PARAMETERS,
     "init": [Options({"k-means++", "random"}), "array-like"],
     "n_init": [Options({"auto"}), Interval(Integral, 1, None, closed="left")],
     "max_iter": [Interval(Integral, 1, None, closed="left")],
@@ -33,22 +28,6 @@ _PARAMETER_CONSTRAINTS = {
     "verbose": [Interval(Integral, 0, None, closed="left"), "boolean"],
     "random_state": ["random_state"],
 }
-
-
-def _resolve_n_init(n_init, init):
-    """``"auto"``: DEFAULT_N_INIT runs for k-means++ or random seeding, 1 for given centers."""
-    given_centers = not isinstance(init, str)
-    if n_init == "auto":
-        return 1 if given_centers else DEFAULT_N_INIT
-    if given_centers and n_init != 1:
-        warnings.warn(
-            "Explicit initial center position passed: performing only one init in "
-            f"SphericalKMeans instead of n_init={n_init}.",
-            RuntimeWarning,
-            stacklevel=4,
-        )
-        return 1
-    return n_init
 
 
 class SphericalKMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin,
@@ -72,8 +51,9 @@ class SphericalKMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Cluster
 
     Parameters
     ----------
-    n_clusters : int, default=8
-        Number of clusters.
+    n_clusters : int or "auto", default=8
+        Number of clusters, or "auto": the one of ``k_range`` that ``k_selection``
+        chooses without labels (see :func:`choose_n_clusters`, which says what it costs).
     init : {"k-means++", "random"} or array-like of shape (n_clusters, n_features), \
             default="k-means++"
         Seeding: greedy k-means++ with cosine distances ``1 - cos`` (as scikit-learn's
@@ -82,26 +62,26 @@ class SphericalKMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Cluster
     n_init : "auto" or int, default="auto"
         Number of seeded runs; the one of lowest inertia (the objective: no labels) is
         kept. "auto" is ``DEFAULT_N_INIT = 10`` runs for "k-means++" and "random", and 1
-        for given centers. One run is a lottery on document embeddings, and 10 are
-        enough for the gain to level off: over 10 seeds on BBC News (5 classes), the
-        worst seed's ACC with 1 / 10 / 20 runs is 0.673 / 0.942 / 0.942 on the frozen
-        MiniLM-L6 embeddings (128 tokens), 0.679 / 0.953 / 0.956 on TF-IDF, 0.709 /
-        0.967 / 0.967 on LSA. Over nine spaces (frozen MiniLM-L6, TF-IDF and LSA of BBC,
-        Reuters-10 and a 4,000-document sample of 20 Newsgroups), 1 -> 10 runs raise the
-        mean ACC by 0.038 and 10 -> 20 by 0.004 (AMI: 0.028, then 0.006) for twice the
-        time, nearly all of it on Reuters-10 and 20 Newsgroups, where ACC's spread over seeds
-        is 0.01 to 0.05: with 10 or more clusters, raise ``n_init`` if time allows
-        (``benchmarks/bench_kmeans_restarts.py``; every figure in
-        ``benchmarks/results/kmeans_restarts.md``).
+        for given centers: one run is a lottery on document embeddings, and the gain
+        levels off at 10 (``benchmarks/results/kmeans_restarts.md``); with 10 or more
+        clusters, raise ``n_init`` if time allows.
     max_iter : int, default=300
         Maximum number of iterations per run.
     tol : float, default=1e-4
-        Convergence when the sum of squared shifts of the unit centroids between two
-        iterations is at most tol. A run also stops as soon as no label changes.
+        Convergence when, between two iterations, the inertia falls by at most ``tol``
+        times its value, or the sum of squared shifts of the unit centroids is at most
+        tol; a run also stops when no label changes. (scikit-learn's KMeans compares
+        the centers' shift to ``tol`` times the mean variance of the features.)
+    k_range : pair of int (min, max), default=None
+        Candidates of ``n_clusters="auto"``, both included; None: 2 to 30, capped by the
+        number of distinct rows. Ignored for an int ``n_clusters``.
+    k_selection : {"stability", "silhouette", "eigengap", "gap"}, default="stability"
+        Criterion of ``n_clusters="auto"`` (see :func:`choose_n_clusters`).
     verbose : int, default=0
         Print the inertia at each iteration.
     random_state : int, RandomState instance or None, default=None
-        Seeds the initialisation. Pass an int for reproducible results.
+        Seeds the initialisation (and the choice of ``n_clusters="auto"``). Pass an int
+        for reproducible results.
 
     Attributes
     ----------
@@ -114,6 +94,12 @@ class SphericalKMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Cluster
         the last batch after :meth:`partial_fit`).
     n_iter_ : int
         Number of iterations of the best run (set by :meth:`fit`).
+    n_clusters_ : int
+        Number of clusters: ``n_clusters``, or the one chosen by "auto".
+    n_clusters_scores_ : :class:`~sklearn.utils.Bunch` or None
+        With "auto", the scores of every candidate, arrays aligned with
+        ``n_clusters_scores_.k``, ready to plot (as :func:`choose_n_clusters` returns
+        them); None for an int ``n_clusters``.
     n_steps_ : int
         Number of :meth:`partial_fit` calls since the model was seeded.
     n_features_in_ : int
@@ -133,14 +119,10 @@ class SphericalKMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Cluster
     sums. Once few labels change, a Hamerly-style bound (a center moving by ``delta``
     changes a cosine by at most ``delta``) limits the product to the rows whose label may
     change; the last pass scores all rows, so the result is that of plain Lloyd iterations.
-    Rows are never normalised in place: their inverse norms are folded into the products,
-    so X is never copied beyond the dtype or format conversion validation needs. The
-    k-means++ seeding draws from a weighted systematic sample of
+    Rows are never normalised in place (their inverse norms are folded into the products).
+    The k-means++ seeding draws from a weighted systematic sample of
     ``max(4096, 256 * n_clusters)`` rows, so that it costs about one iteration; draws are
     made so that an integer weight ``w`` gives exactly the result of ``w`` repeated rows.
-    Parameters are checked against the declarative ``_parameter_constraints`` with the
-    package's own ``utils._param_validation``, as scikit-learn's validator is private;
-    an invalid one raises :class:`~sklearn_shufdiv.exceptions.InvalidParameterError`.
 
     Examples
     --------
@@ -154,17 +136,22 @@ class SphericalKMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Cluster
     array([[0.  , 0.95]])
     >>> np.array_equal(skm.predict([[5.0, 1.0], [0.0, 1.0]]), skm.labels_[[0, 2]])
     True
+    >>> SphericalKMeans("auto", k_range=(2, 3), random_state=0).fit(X).n_clusters_
+    2
     """
 
     _parameter_constraints = _PARAMETER_CONSTRAINTS
 
     def __init__(self, n_clusters=8, *, init="k-means++", n_init="auto", max_iter=300,
-                 tol=1e-4, verbose=0, random_state=None):
+                 tol=1e-4, k_range=None, k_selection=DEFAULT_K_SELECTION, verbose=0,
+                 random_state=None):
         self.n_clusters = n_clusters
         self.init = init
         self.n_init = n_init
         self.max_iter = max_iter
         self.tol = tol
+        self.k_range = k_range
+        self.k_selection = k_selection
         self.verbose = verbose
         self.random_state = random_state
 
@@ -185,15 +172,22 @@ class SphericalKMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Cluster
         return scaled_rows(X)
 
     def _check_enough_rows(self, X, inv_norm, weights):
-        if X.shape[0] < self.n_clusters:
-            raise ValueError(
-                f"n_samples={X.shape[0]} should be >= n_clusters={self.n_clusters}."
-            )
+        if self.n_clusters != "auto" and X.shape[0] < self.n_clusters:
+            raise ValueError(f"n_samples={X.shape[0]} should be >= n_clusters={self.n_clusters}.")
         if not (weights * inv_norm).any():
-            raise ValueError(
-                "All samples with a non-zero sample weight are zero vectors: their cosine "
-                "similarity is undefined, so there is nothing to cluster."
-            )
+            raise ValueError("All samples with a non-zero sample weight are zero vectors: their "
+                             "cosine similarity is undefined, so there is nothing to cluster.")
+
+    def _choose_n_clusters(self, X, inv_norm, weights, random_state):
+        """``(n_clusters_, n_clusters_scores_)``: the given int, or the search's choice."""
+        if self.n_clusters != "auto":
+            return self.n_clusters, None
+        if not isinstance(self.init, str):
+            raise ValueError("n_clusters='auto' cannot go with given initial centers (init "
+                             "as an array): pass init='k-means++' or an int n_clusters.")
+        return select_n_clusters(X, inv_norm, weights, k_range=self.k_range,
+                                 k_selection=self.k_selection, random_state=random_state,
+                                 verbose=self.verbose)
 
     @fit_context()
     def fit(self, X, y=None, sample_weight=None):
@@ -217,32 +211,25 @@ class SphericalKMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Cluster
         weights = check_sample_weight(sample_weight, X.shape[0], X.dtype)
         self._check_enough_rows(X, inv_norm, weights)
         random_state = check_random_state(self.random_state)
-        # A run replaces the best one only if its inertia is lower beyond rounding (a few
-        # units in the last place of X's dtype), so that runs reaching one optimum with
-        # permuted labels cannot swap places with the last bits of X.
-        tie, best = 8 * np.finfo(X.dtype).eps, None
-        for run in range(_resolve_n_init(self.n_init, self.init)):
-            centers = initial_centers(X, inv_norm, weights, self.n_clusters, self.init,
-                                      random_state)
-            if self.verbose:
-                print(f"Initialization complete (run {run + 1}).")
-            result = lloyd(X, inv_norm, weights, centers, max_iter=self.max_iter,
-                           tol=self.tol, verbose=self.verbose)
-            if best is None or result.inertia < best.inertia * (1 - tie):
-                best = result
+        self.n_clusters_, self.n_clusters_scores_ = self._choose_n_clusters(
+            X, inv_norm, weights, random_state)
+        best = best_of_runs(X, inv_norm, weights, self.n_clusters_, self.init,
+                            resolve_n_init(self.n_init, self.init), random_state,
+                            max_iter=self.max_iter, tol=self.tol, verbose=self.verbose)
         warn_if_clusters_missing(best.labels, best.similarity, weights * (inv_norm > 0),
-                                  self.n_clusters, X.dtype)
-        self.cluster_centers_, self.labels_ = best.centers, best.labels
-        self.inertia_, self.n_iter_ = best.inertia, best.n_iter
-        self._sums = best.sums
-        self.n_steps_ = 0
+                                  self.n_clusters_, X.dtype)
+        self.cluster_centers_, self.labels_, self._sums = best.centers, best.labels, best.sums
+        self.inertia_, self.n_iter_, self.n_steps_ = best.inertia, best.n_iter, 0
         return self
 
     @fit_context()
     def partial_fit(self, X, y=None, sample_weight=None):
         """Update the clustering with one mini-batch (online spherical k-means).
 
-        The first call seeds the centroids with ``init`` on that batch. Each call assigns
+        The first call seeds the centroids with ``init`` on that batch (with
+        ``n_clusters="auto"``, it also chooses their number on that batch alone: make it
+        a representative one, or choose on a sample with :func:`choose_n_clusters` and
+        pass an int). Each call assigns
         the batch to the current centroids, adds it to running per-cluster sums and
         weights (as MiniBatchKMeans does) and renormalises the sums into centroids.
 
@@ -265,9 +252,11 @@ class SphericalKMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Cluster
         weights = check_sample_weight(sample_weight, X.shape[0], X.dtype)
         if first_call:
             self._check_enough_rows(X, inv_norm, weights)
-            self.cluster_centers_ = initial_centers(
-                X, inv_norm, weights, self.n_clusters, self.init,
-                check_random_state(self.random_state))
+            random_state = check_random_state(self.random_state)
+            self.n_clusters_, self.n_clusters_scores_ = self._choose_n_clusters(
+                X, inv_norm, weights, random_state)
+            self.cluster_centers_ = initial_centers(X, inv_norm, weights, self.n_clusters_,
+                                                    self.init, random_state)
             self._sums = np.zeros(self.cluster_centers_.shape, dtype=np.float64)
             self.n_steps_ = 0
         centers = self.cluster_centers_.astype(X.dtype)  # a copy: later batches may differ
@@ -341,8 +330,8 @@ class SphericalKMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Cluster
 @validate_params({"X": ["array-like", "sparse matrix"], "sample_weight": ["array-like", Real, None],
                   "return_n_iter": ["boolean"], **_PARAMETER_CONSTRAINTS})
 def spherical_kmeans(X, n_clusters, *, sample_weight=None, init="k-means++", n_init="auto",
-                     max_iter=300, tol=1e-4, verbose=0, random_state=None,
-                     return_n_iter=False):
+                     max_iter=300, tol=1e-4, k_range=None, k_selection=DEFAULT_K_SELECTION,
+                     verbose=0, random_state=None, return_n_iter=False):
     """Cluster the rows of X by cosine similarity (spherical k-means).
 
     A thin wrapper of :class:`SphericalKMeans`, as :func:`sklearn.cluster.k_means` is of
@@ -353,8 +342,8 @@ def spherical_kmeans(X, n_clusters, *, sample_weight=None, init="k-means++", n_i
     ----------
     X : {array-like, sparse matrix} of shape (n_samples, n_features)
         Data; only the direction of each row matters.
-    n_clusters : int
-        Number of clusters; must not exceed n_samples.
+    n_clusters : int or "auto"
+        Number of clusters (at most n_samples), or "auto" to choose it.
     sample_weight : array-like of shape (n_samples,) or float, default=None
         Non-negative weights; weight ``w`` is equivalent to ``w`` repeated rows.
     init : {"k-means++", "random"} or array-like of shape (n_clusters, n_features), \
@@ -367,7 +356,12 @@ def spherical_kmeans(X, n_clusters, *, sample_weight=None, init="k-means++", n_i
     max_iter : int, default=300
         Maximum number of Lloyd iterations per run.
     tol : float, default=1e-4
-        Convergence when the sum of squared shifts of the unit centroids is at most tol.
+        Convergence when the inertia falls by at most tol of itself, or the sum of
+        squared shifts of the unit centroids is at most tol.
+    k_range : pair of int (min, max), default=None
+        Candidates of "auto" (None: 2 to 30, capped by the distinct rows).
+    k_selection : {"stability", "silhouette", "eigengap", "gap"}, default="stability"
+        Criterion of "auto".
     verbose : int, default=0
         Print the inertia at each iteration.
     random_state : int, RandomState instance or None, default=None
@@ -398,7 +392,8 @@ def spherical_kmeans(X, n_clusters, *, sample_weight=None, init="k-means++", n_i
     array([1., 1.])
     """
     model = SphericalKMeans(n_clusters, init=init, n_init=n_init, max_iter=max_iter, tol=tol,
-                            verbose=verbose, random_state=random_state)
+                            k_range=k_range, k_selection=k_selection, verbose=verbose,
+                            random_state=random_state)
     model.fit(X, sample_weight=sample_weight)
     out = (model.cluster_centers_, model.labels_, model.inertia_)
     return out + (model.n_iter_,) if return_n_iter else out

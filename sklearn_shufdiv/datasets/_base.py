@@ -26,6 +26,10 @@ from sklearn.utils import check_random_state
 
 _CHUNK_SIZE = 1 << 16
 
+#: Seconds a download waits for the server (or proxy) to connect or to send data; an
+#: attempt that waited longer is not retried (a silent server stays silent).
+DOWNLOAD_TIMEOUT = 15
+
 
 @dataclass(frozen=True)
 class _RemoteFile:
@@ -58,6 +62,23 @@ def _sha256(path):
     return digest.hexdigest()
 
 
+def data_home_path(data_home=None):
+    """The data home as :func:`sklearn.datasets.get_data_home` gives it (created if
+    missing), or an :class:`OSError` that names it and says how to choose another."""
+    try:
+        return Path(get_data_home(data_home=data_home))
+    except OSError as exc:
+        home = Path(os.fspath(data_home) if data_home is not None else os.environ.get(
+            "SCIKIT_LEARN_DATA", "~/scikit_learn_data")).expanduser()
+        raise OSError(_unusable_home(home, exc)) from exc
+
+
+def _unusable_home(home, exc):
+    return (f"The data home {home} cannot be used ({exc.strerror or exc}). Set the "
+            "SCIKIT_LEARN_DATA environment variable (or pass data_home=) to a folder you "
+            "can write to.")
+
+
 def _download(url, path, sha256, *, name, n_retries=3, delay=1.0, validate=None):
     """Download ``url`` to ``path`` atomically, checking its sha256.
 
@@ -65,20 +86,25 @@ def _download(url, path, sha256, *, name, n_retries=3, delay=1.0, validate=None)
     computed; on a mismatch the temporary file is removed and an :class:`OSError` is
     raised, otherwise (after the optional ``validate(tmp_path)`` check) the temporary
     file is renamed to ``path`` with :func:`os.replace`. Network errors
-    (:class:`urllib.error.URLError`, :class:`TimeoutError`, :class:`ConnectionError`)
-    are retried ``n_retries`` times, ``delay`` seconds apart.
+    (:class:`urllib.error.URLError`, :class:`ConnectionError`) are retried ``n_retries``
+    times, ``delay`` seconds apart; a server that does not connect or answer within
+    :data:`DOWNLOAD_TIMEOUT` seconds fails the download at once.
 
     When ``sha256`` is None the download cannot be verified: a :class:`UserWarning`
     gives the digest that was measured, and only ``validate`` protects the cache.
     """
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
     attempts = max(int(n_retries), 0) + 1
     for attempt in range(attempts):
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".part")
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.",
+                                       suffix=".part")
+        except OSError as exc:
+            raise OSError(_unusable_home(path.parent, exc)) from exc
         try:
             digest = hashlib.sha256()
-            with os.fdopen(fd, "wb") as out, urlopen(url, timeout=60) as response:
+            with os.fdopen(fd, "wb") as out, urlopen(url, timeout=DOWNLOAD_TIMEOUT) as response:
                 for chunk in iter(lambda: response.read(_CHUNK_SIZE), b""):
                     digest.update(chunk)
                     out.write(chunk)
@@ -104,6 +130,13 @@ def _download(url, path, sha256, *, name, n_retries=3, delay=1.0, validate=None)
             return path
         except (URLError, TimeoutError, ConnectionError) as exc:
             _remove_quietly(tmp)
+            if _timed_out(exc):
+                raise OSError(
+                    f"Could not download {name} from {url}: no answer within "
+                    f"{DOWNLOAD_TIMEOUT} seconds ({exc}); check the network and any proxy "
+                    "(HTTP_PROXY, HTTPS_PROXY). Or download it yourself and save it as "
+                    f"{path}."
+                ) from exc
             if attempt + 1 >= attempts:
                 raise OSError(
                     f"Could not download {name} from {url} after {attempts} attempt(s): "
@@ -114,6 +147,12 @@ def _download(url, path, sha256, *, name, n_retries=3, delay=1.0, validate=None)
             _remove_quietly(tmp)
             raise
     raise AssertionError("unreachable")  # pragma: no cover
+
+
+def _timed_out(exc):
+    """Whether a network error is a timeout (raised as is, or wrapped in a URLError)."""
+    return isinstance(exc, TimeoutError) or isinstance(getattr(exc, "reason", None),
+                                                       TimeoutError)
 
 
 def _remove_quietly(path):
@@ -156,7 +195,7 @@ def _fetch_file(
     path : pathlib.Path
         Path of the cached file.
     """
-    path = Path(get_data_home(data_home=data_home)) / remote.filename
+    path = data_home_path(data_home) / remote.filename
     expected = sha256 if sha256 is not None else remote.sha256
     if path.is_file():
         if expected is not None:

@@ -169,7 +169,9 @@ def fetch_bbc(
         If True, return ``(data, target)`` instead of a Bunch.
 
     n_retries : int, default=3
-        Retries on network errors when downloading.
+        Retries on network errors when downloading. The download waits at most 15
+        seconds for the server (or proxy) to connect or send data, and an attempt that
+        timed out is not retried: an unresponsive network fails in 15 seconds.
 
     delay : float, default=1.0
         Seconds between retries.
@@ -289,7 +291,9 @@ def fetch_bbcsport(
         each time it is read.
 
     n_retries : int, default=3
-        Retries on network errors when downloading.
+        Retries on network errors when downloading. The download waits at most 15
+        seconds for the server (or proxy) to connect or send data, and an attempt that
+        timed out is not retried: an unresponsive network fails in 15 seconds.
 
     delay : float, default=1.0
         Seconds between retries.

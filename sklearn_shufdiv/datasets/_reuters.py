@@ -233,7 +233,9 @@ def fetch_reuters21578(
         If True, return ``(data, target)`` instead of a Bunch.
 
     n_retries : int, default=3
-        Retries on network errors when downloading.
+        Retries on network errors when downloading. The download waits at most 15
+        seconds for the server (or proxy) to connect or send data, and an attempt that
+        timed out is not retried: an unresponsive network fails in 15 seconds.
 
     delay : float, default=1.0
         Seconds between retries.

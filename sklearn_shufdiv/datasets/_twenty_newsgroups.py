@@ -1,13 +1,13 @@
 """20 Newsgroups with the paper's preprocessing, on top of scikit-learn's fetcher."""
 
-import os
 from pathlib import PurePath
 
 import numpy as np
-from sklearn.datasets import fetch_20newsgroups, get_data_home
+from sklearn.datasets import fetch_20newsgroups
 from sklearn.utils import Bunch
 
-from ._base import _shuffle_bunch
+from ._base import _shuffle_bunch, data_home_path
+from ._news_cache import read_news_cache, select_news
 from ._preprocessing import count_words, normalize_whitespace, remove_urls_emails
 
 __all__ = ["fetch_20newsgroups_clean"]
@@ -62,6 +62,32 @@ def _sort_key(filename, target):
     )
 
 
+def _load_raw(data_home, subset, categories, remove, download_if_missing, n_retries,
+              delay):
+    """The raw corpus from scikit-learn's cache, read without unpickling code; the
+    cache downloaded by scikit-learn's fetcher first when there is none."""
+    home = data_home_path(data_home)
+    cache = home / _SKLEARN_CACHE_NAME
+    if not cache.is_file():
+        if not download_if_missing:
+            raise FileNotFoundError(
+                f"20 Newsgroups not found: scikit-learn keeps it as {cache}, which is "
+                "missing. Call with download_if_missing=True to let "
+                "sklearn.datasets.fetch_20newsgroups download it (about 14 MB)."
+            )
+        try:  # no cache: scikit-learn downloads the archive (checksum verified)
+            fetch_20newsgroups(data_home=home, download_if_missing=True,
+                               n_retries=n_retries, delay=delay)
+        except OSError as exc:
+            raise OSError(
+                f"Could not download 20 Newsgroups ({type(exc).__name__}: {exc}). Where "
+                "a network is available, run sklearn.datasets.fetch_20newsgroups() and "
+                f"copy the {_SKLEARN_CACHE_NAME} it writes to its data home into {home}, "
+                "or set SCIKIT_LEARN_DATA (or data_home=) to a folder holding it."
+            ) from exc
+    return select_news(read_news_cache(cache), subset, categories, remove)
+
+
 def fetch_20newsgroups_clean(
     *,
     data_home=None,
@@ -78,8 +104,11 @@ def fetch_20newsgroups_clean(
 ):
     """Load 20 Newsgroups with the preprocessing of the paper.
 
-    The raw corpus is loaded (and, if needed, downloaded and cached) by
-    :func:`sklearn.datasets.fetch_20newsgroups`; then headers and footers are removed,
+    The raw corpus is scikit-learn's: downloaded and cached by
+    :func:`sklearn.datasets.fetch_20newsgroups` when the data home has no cache, and
+    read from its cache file, a pickle, by an unpickler that builds only what that
+    cache holds (any other class or function named in the file is an error, so a
+    crafted file runs no code); then headers and footers are removed,
     URLs and e-mail addresses are removed (:func:`remove_urls_emails`), whitespace is
     normalised (:func:`normalize_whitespace`) and documents with fewer than
     ``min_words`` words (:func:`count_words`) are dropped.
@@ -155,6 +184,9 @@ def fetch_20newsgroups_clean(
     ------
     FileNotFoundError
         If ``download_if_missing=False`` and scikit-learn has no cached copy.
+    OSError
+        If the download fails, the data home cannot be used, or the cached file is
+        damaged or not scikit-learn's cache (the message names the file).
 
     See Also
     --------
@@ -171,28 +203,8 @@ def fetch_20newsgroups_clean(
         raise ValueError(f"subset must be 'all', 'train' or 'test', got {subset!r}.")
     if min_words < 0:
         raise ValueError(f"min_words must be non-negative, got {min_words!r}.")
-    try:
-        raw = fetch_20newsgroups(
-            data_home=data_home,
-            subset=subset,
-            categories=categories,
-            shuffle=False,
-            remove=tuple(remove),
-            download_if_missing=download_if_missing,
-            n_retries=n_retries,
-            delay=delay,
-        )
-    except OSError as exc:
-        if download_if_missing:
-            raise
-        home = get_data_home(data_home=data_home)
-        raise FileNotFoundError(
-            f"20 Newsgroups not found: scikit-learn keeps it as "
-            f"{os.path.join(home, _SKLEARN_CACHE_NAME)}, which is missing or unreadable "
-            f"({exc}). Call with download_if_missing=True to let "
-            f"sklearn.datasets.fetch_20newsgroups download it (about 14 MB)."
-        ) from exc
-
+    raw = _load_raw(data_home, subset, categories, remove, download_if_missing,
+                    n_retries, delay)
     texts = [normalize_whitespace(remove_urls_emails(text)) for text in raw.data]
     filenames = np.asarray(raw.filenames)
     target = np.asarray(raw.target)

@@ -7,7 +7,10 @@ with the local alternatives named; a damaged local file is named with its cause.
 
 import json
 import os
+import pickle
 import socket
+import urllib.error
+import urllib.request
 from contextlib import contextmanager
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -64,6 +67,10 @@ def load_encoder(model_name_or_path, verbose=0):
         If the model cannot be loaded: a damaged file of a local folder (named, with
         its cause), a folder that does not exist, or a name that is neither a local
         folder nor on the hub (or in the cache, offline), with the local alternatives.
+    ValueError
+        If the tokenizer has no padding token, or does not fit the model's vocabulary
+        (see :func:`check_vocabulary`), or if weights of the encoder are missing from
+        the model's files or of another shape (see :func:`check_loaded_weights`).
     """
     name = os.fspath(model_name_or_path)
     folder = Path(name).expanduser()
@@ -74,15 +81,20 @@ def load_encoder(model_name_or_path, verbose=0):
     try:
         with quiet_transformers(not verbose):
             tokenizer = AutoTokenizer.from_pretrained(name, local_files_only=offline)
-            transformer = AutoModel.from_pretrained(name, dtype=torch.float32,
-                                                    local_files_only=offline)
-    except (OSError, ValueError, SafetensorError) as exc:
-        raise _load_error(name, folder, offline, exc) from exc
+            transformer, loading = AutoModel.from_pretrained(  # a tensor of another shape:
+                name, dtype=torch.float32, local_files_only=offline,  # named, then refused
+                output_loading_info=True, ignore_mismatched_sizes=True)
+    except (OSError, ValueError, RuntimeError, SafetensorError,
+            pickle.UnpicklingError) as exc:  # a torch .bin: RuntimeError, UnpicklingError
+        chained = None if _pickle_refused(exc) else exc  # no weights_only=False advice
+        raise _load_error(name, folder, offline, exc) from chained
     if tokenizer.pad_token is None:
         raise ValueError(
             f"The tokenizer of {name!r} has no padding token; set one "
             "(e.g. tokenizer.pad_token = tokenizer.eos_token) and save it."
         )
+    check_loaded_weights(name, loading)
+    check_vocabulary(name, tokenizer, transformer)
     return tokenizer, MeanPoolingEncoder(transformer).eval()
 
 
@@ -116,18 +128,38 @@ def _hub_address():
     return url.hostname, url.port or 443
 
 
+_PROXY_VARIABLES = ("HTTPS_PROXY", "https_proxy", "ALL_PROXY", "all_proxy")
+
+
+def _proxy():
+    return next((os.environ[var] for var in _PROXY_VARIABLES if os.environ.get(var)), None)
+
+
 def hub_reachable(timeout=3.0):
     """Whether the Hugging Face hub can be reached: ``HF_HUB_OFFLINE`` is not set, and a
-    TCP connection to its host opens within ``timeout`` seconds (not tried behind a
-    proxy, which a direct connection would bypass)."""
+    TCP connection to its host opens within ``timeout`` seconds, or, behind a proxy
+    (``HTTPS_PROXY``, ``ALL_PROXY``), the hub answers a request through it within
+    ``timeout`` seconds (a proxy that never answers would hold every download)."""
     if _offline_setting():
         return False
-    if any(os.environ.get(var) for var in ("HTTPS_PROXY", "https_proxy", "ALL_PROXY",
-                                           "all_proxy")):
-        return True
+    if _proxy() is not None:
+        return _answers_through_proxy(timeout)
     try:
         socket.create_connection(_hub_address(), timeout=timeout).close()
     except OSError:
+        return False
+    return True
+
+
+def _answers_through_proxy(timeout):
+    from huggingface_hub import constants
+
+    request = urllib.request.Request(constants.ENDPOINT, method="HEAD")
+    try:  # a new opener: it reads the proxy settings of now
+        urllib.request.build_opener().open(request, timeout=timeout).close()
+    except urllib.error.HTTPError:
+        return True  # the hub answered, if only with an error status
+    except (OSError, ValueError):
         return False
     return True
 
@@ -138,25 +170,40 @@ def _load_error(name, folder, offline, exc):
         path, cause = _damaged_file(folder)
         if path is None:
             return OSError(f"Could not load the model from the folder {folder}: "
-                           f"{type(exc).__name__}: {exc}")
+                           f"{_cause(exc)}")
         return OSError(f"Could not load the model from the folder {folder}: {path} cannot "
                        f"be read ({cause}). If the file is truncated or damaged, copy or "
                        "save the model there again.")
     if offline:
         why = ("HF_HUB_OFFLINE is set" if _offline_setting()
-               else f"no connection to {_hub_address()[0]}")
+               else f"no answer from {_hub_address()[0]} through the proxy {_proxy()}"
+               if _proxy() is not None else f"no connection to {_hub_address()[0]}")
         return OSError(f"Could not load the model {name!r}: it is not a local folder, and "
                        f"the Hugging Face hub cannot be reached ({why}), and the local "
                        "cache does not hold it. "
                        f"{_LOCAL_ALTERNATIVES}")
     return OSError(f"Could not load the model {name!r}: it is neither a local folder nor "
-                   f"a model the Hugging Face hub gave ({type(exc).__name__}: {exc}). "
+                   f"a model the Hugging Face hub gave ({_cause(exc)}). "
                    f"{_LOCAL_ALTERNATIVES}")
 
 
+def _pickle_refused(exc):
+    return isinstance(exc, pickle.UnpicklingError) or "weights_only" in str(exc)
+
+
+def _cause(exc):
+    """``exc`` in words. torch's refusal of a pickle that holds more than tensors
+    advises loading it with ``weights_only=False``, which would run its code: that
+    advice is never passed on."""
+    if _pickle_refused(exc):
+        return ("a pickle that holds more than tensors: it is not loaded, since loading "
+                "it could run code; save the model with save_pretrained (safetensors)")
+    return f"{type(exc).__name__}: {str(exc)[:300]}"
+
+
 def _damaged_file(folder):
-    """``(path, cause)`` of the first JSON or safetensors file of ``folder`` that cannot
-    be read, or ``(None, None)`` when all can."""
+    """``(path, cause)`` of the first JSON, safetensors or torch ``.bin`` file of
+    ``folder`` that cannot be read, or ``(None, None)`` when all can."""
     from safetensors import safe_open
 
     for path in sorted(folder.glob("*.json")):
@@ -170,7 +217,95 @@ def _damaged_file(folder):
                 pass
         except (OSError, SafetensorError) as exc:
             return path, f"{type(exc).__name__}: {exc}"
+    for path in sorted(folder.glob("*.bin")):
+        try:
+            torch.load(path, map_location="cpu", weights_only=True)
+        except (OSError, RuntimeError, ValueError, EOFError, pickle.UnpicklingError) as exc:
+            return path, _cause(exc)
     return None, None
+
+
+def _unused(key):
+    """Whether ``key`` is a weight mean pooling never reads: the pooler's (the [CLS]
+    head of BERT-like models), which many checkpoints leave out."""
+    return key.split(".")[0] == "pooler" or ".pooler." in key
+
+
+def check_loaded_weights(name, loading):
+    """Refuse a model whose files lack weights of the encoder, or hold them in another
+    shape: transformers would initialise those at random, and the embeddings would be
+    noise. ``loading`` is what ``from_pretrained(..., output_loading_info=True)`` gives.
+
+    Tensors the files hold beyond the encoder's (the heads of a pretraining checkpoint,
+    such as BERT's ``cls.*``) are not read and do no harm: an encoder tensor saved under
+    another name shows as missing. The pooler, which mean pooling does not use, may be
+    missing.
+
+    Raises
+    ------
+    ValueError
+        Naming the model and the tensors (the first five, and their number).
+    """
+    missing = sorted(key for key in loading.get("missing_keys", ()) if not _unused(key))
+    mismatched = sorted(str(item[0] if isinstance(item, tuple) else item)
+                        for item in loading.get("mismatched_keys", ()))
+    mismatched = [key for key in mismatched if not _unused(key)]
+    for keys, what in ((missing, "missing from its weights files"),
+                       (mismatched, "of another shape in its weights files than its "
+                                    "configuration says")):
+        if keys:
+            shown = ", ".join(keys[:5]) + (f" and {len(keys) - 5} more" if len(keys) > 5
+                                           else "")
+            raise ValueError(
+                f"The model {name!r} is incomplete: {len(keys)} tensor(s) of the encoder "
+                f"are {what} ({shown}), so they would be initialised at random. Copy or "
+                "save the whole model there again (save_pretrained).")
+
+
+#: A tokenizer with fewer tokens than this share of the model's vocabulary is refused.
+#: Models pad their embedding table only a little beyond the tokenizer (to a multiple of
+#: 8 or 128, or a few reserved ids); a tokenizer under half of it is another model's, or
+#: the fallback transformers builds when a folder lacks its tokenizer files.
+MIN_VOCABULARY_SHARE = 0.5
+
+
+def check_vocabulary(name, tokenizer, transformer):
+    """Refuse a tokenizer that does not fit the model's embedding table.
+
+    A tokenizer with no ordinary token (only special tokens), or with fewer than
+    :data:`MIN_VOCABULARY_SHARE` of the model's ``vocab_size`` tokens, would map most
+    words to the unknown token, so that embeddings depend on little but length; a token
+    id at or above ``vocab_size`` would index outside the embedding table.
+
+    Raises
+    ------
+    ValueError
+        Naming the model folder (or name), the tokenizer's size and ``vocab_size``.
+    """
+    table = transformer.get_input_embeddings() if hasattr(
+        transformer, "get_input_embeddings") else None
+    vocab_size = getattr(table, "num_embeddings", None) or getattr(
+        transformer.config, "vocab_size", None)
+    if not vocab_size:
+        return
+    ids = set(tokenizer.get_vocab().values())
+    n_tokens = max(ids, default=-1) + 1
+    ordinary = len(ids - set(tokenizer.all_special_ids))
+    sizes = f"the tokenizer has {n_tokens} tokens, the model's vocab_size is {vocab_size}"
+    if n_tokens > vocab_size:
+        raise ValueError(
+            f"The tokenizer of the model {name!r} does not fit its encoder: {sizes}, so "
+            "token ids beyond the embedding table would be looked up. Save the tokenizer "
+            "the model was trained with in that folder."
+        )
+    if ordinary == 0 or n_tokens < MIN_VOCABULARY_SHARE * vocab_size:
+        what = "no token besides special tokens" if ordinary == 0 else "too few tokens"
+        raise ValueError(
+            f"The tokenizer of the model {name!r} has {what} ({sizes}): most words would "
+            "become the unknown token. Are its tokenizer files (tokenizer.json, vocab.txt "
+            "or the like) missing? Save the tokenizer the model was trained with in that "
+            "folder (tokenizer.save_pretrained)."
+        )
 
 
 def position_limit(config):

@@ -1,8 +1,11 @@
 """Checks of the documents given to the embedders."""
 
 from collections.abc import Mapping, Set
+from numbers import Integral
 
 import numpy as np
+
+from ..utils._param_validation import Interval, validate_parameter_constraints
 
 
 def check_documents(X, *, name="X"):
@@ -89,3 +92,76 @@ def _check_unicode(document, index, name):
             "errors='surrogateescape' keeps undecodable bytes so). Decode the bytes with "
             "their real encoding, or with errors='replace'."
         ) from None
+
+
+def check_selection_sample(n_clusters, selection_sample_size, n_documents):
+    """Refuse an epoch selection with fewer documents to cluster than ``n_clusters``.
+
+    Raises
+    ------
+    ValueError
+        Naming ``n_clusters`` when the corpus is too small, else
+        ``selection_sample_size``.
+
+    Examples
+    --------
+    >>> check_selection_sample(4, 5000, 100)
+    >>> check_selection_sample(4, 3, 100)
+    Traceback (most recent call last):
+    ...
+    ValueError: selection_sample_size=3 is fewer documents than n_clusters=4: ...
+    """
+    if n_clusters is None:
+        return
+    if n_clusters > n_documents:
+        raise ValueError(
+            f"n_clusters={n_clusters} is more clusters than the {n_documents} documents "
+            "to fit: lower n_clusters, or pass more documents.")
+    if selection_sample_size is not None and n_clusters > selection_sample_size:
+        raise ValueError(
+            f"selection_sample_size={selection_sample_size} is fewer documents than "
+            f"n_clusters={n_clusters}: the epoch selection clusters a sample of that many "
+            f"documents. Raise selection_sample_size to {n_clusters} or more (None: all "
+            "documents).")
+
+
+def document_chunks(documents, chunk_size, *, caller="transform_iter"):
+    """Lists of at most ``chunk_size`` documents read from the iterable ``documents``,
+    each document checked as it is read (named by its position in the stream).
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``chunk_size`` is not an integer of at least 1 (0 or less would hold the
+        whole stream in memory at once).
+    TypeError, ValueError
+        As :func:`check_documents`, for the container and for the item at a position
+        of the stream.
+
+    Examples
+    --------
+    >>> [len(chunk) for chunk in document_chunks(iter("abcde"), 2)]
+    [2, 2, 1]
+    >>> list(document_chunks(["a", "b", None], 2))
+    Traceback (most recent call last):
+    ...
+    TypeError: documents must contain only str documents; item 2 of the stream is ...
+    """
+    validate_parameter_constraints({"chunk_size": [Interval(Integral, 1, None)]},
+                                   {"chunk_size": chunk_size}, caller)
+    _check_container(documents, "documents")
+    chunk = []
+    for position, document in enumerate(documents):
+        if not isinstance(document, str):
+            raise TypeError(
+                f"documents must contain only str documents; item {position} of the stream "
+                f"is {type(document).__name__} ({document!r:.60}). Convert or drop it first."
+            )
+        if not document.isascii():
+            _check_unicode(document, position, "documents")
+        chunk.append(document)
+        if len(chunk) == chunk_size:
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk

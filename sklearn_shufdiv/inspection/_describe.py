@@ -115,7 +115,7 @@ def representative_documents(embeddings, labels, *, n_documents=3):
     """The documents closest (by cosine) to the centroid of each cluster.
 
     The centroid of a cluster is the normalised mean of its documents' unit embeddings:
-    the centre spherical k-means gives it.
+    the center spherical k-means gives it.
 
     Parameters
     ----------
@@ -131,6 +131,11 @@ def representative_documents(embeddings, labels, *, n_documents=3):
     representatives : dict
         Cluster label -> list of ``(index, cosine to the centroid)``, closest first.
 
+    Raises
+    ------
+    ValueError
+        If ``embeddings`` is not 2-D, or ``labels`` has not one entry per row.
+
     Examples
     --------
     >>> import numpy as np
@@ -141,8 +146,15 @@ def representative_documents(embeddings, labels, *, n_documents=3):
     >>> [i for i, _ in near[0]], [i for i, _ in near[1]]
     ([1, 0], [5, 3])
     """
-    unit = normalize(np.asarray(embeddings, dtype=np.float64))
+    embeddings = np.asarray(embeddings, dtype=np.float64)
+    if embeddings.ndim != 2:
+        raise ValueError("embeddings must be a 2-D array, one row per document; got "
+                         f"shape {embeddings.shape}.")
     labels = np.asarray(labels)
+    if labels.shape != (len(embeddings),):
+        raise ValueError(f"labels must have one entry per row of embeddings "
+                         f"({len(embeddings)}); got shape {labels.shape}.")
+    unit = normalize(embeddings)
     representatives = {}
     for cluster in np.unique(labels):
         members = np.flatnonzero(labels == cluster)

@@ -25,12 +25,17 @@ def _without_coercion(y):
     """``y`` as an array whose labels compare as the Python values given.
 
     numpy turns a list mixing strings and numbers, ``["1", 1]``, into strings (``"1"``
-    twice); an object array keeps them apart, as an object array given by the caller
-    does. So labels are equal exactly when they are equal as Python values, whatever the
-    container (list, tuple, ndarray of objects, pandas Series).
+    twice), and a list of tuples into rows; an object array keeps them apart, and
+    tuples whole, as an object array given by the caller does. So labels are equal
+    exactly when they are equal as Python values, whatever the container (list, tuple,
+    ndarray of objects, pandas Series).
     """
     if hasattr(y, "dtype"):
         return y  # an array (or a Series): its dtype already says what the labels are
+    if isinstance(y, (list, tuple)) and any(isinstance(label, tuple) for label in y):
+        # Tuples are labels, not rows: numpy would make a 2-D array of tuples alone, and
+        # refuse tuples mixed with scalars.
+        return np.fromiter(y, dtype=object, count=len(y))
     array = np.asarray(y)
     if array.dtype.kind in "US" and array.ndim == 1:
         kind = str if array.dtype.kind == "U" else bytes
@@ -73,6 +78,9 @@ def _check_labels(y, name):
         raise ValueError(f"{name} is empty: at least one sample is needed.")
     if y.dtype.kind in "fc" and not np.isfinite(y).all():
         raise ValueError(f"{name} contains NaN or infinity; labels must be finite.")
+    if y.dtype.kind in "mM" and np.isnat(y).any():
+        raise ValueError(f"{name} contains NaT (a missing date or time); labels must be "
+                         "defined, as NaN is refused.")
     if y.dtype.kind == "O":
         _check_no_nan_objects(y, name)
     return y
@@ -206,8 +214,8 @@ def clustering_accuracy(y_true, y_pred, *, sample_weight=None):
     Raises
     ------
     ValueError
-        If an input is not 1-D, is empty or holds NaN, infinity (in any container,
-        object arrays included) or unhashable labels; if the lengths differ; if a weight
+        If an input is not 1-D, is empty or holds NaN, NaT, infinity (in any
+        container, object arrays included) or unhashable labels; if the lengths differ; if a weight
         is negative or all are zero.
 
     See Also
