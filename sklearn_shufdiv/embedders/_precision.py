@@ -1,4 +1,5 @@
-"""The precision the encoder embeds in: ``"float32"``, ``"bfloat16"`` or ``"int8"``.
+"""The precision the encoder embeds in: ``"float32"``, ``"bfloat16"`` or ``"int8"``;
+``"auto"`` is bfloat16 where the device computes in it natively, else float32.
 
 Training updates float32 weights, and ``save_pretrained`` writes them. Embedding may run
 on a copy of the encoder in a reduced precision, made from the current weights:
@@ -29,6 +30,8 @@ import torch
 from ._onnx import Int8OnnxEncoder, check_onnxruntime
 
 INFERENCE_DTYPES = ("float32", "bfloat16", "int8")
+#: The values of the embedders' ``inference_dtype``.
+INFERENCE_DTYPE_OPTIONS = ("auto", *INFERENCE_DTYPES)
 
 # encoder -> (digest of its weights, int8 copy)
 _copies = weakref.WeakKeyDictionary()
@@ -40,6 +43,25 @@ def cpu_has_bfloat16():
     return any(getattr(torch.cpu, name, lambda: False)() for name in checks)
 
 
+def native_bfloat16(device):
+    """Whether ``device`` computes in bfloat16 natively: a CUDA GPU with bfloat16, or a
+    CPU with AVX-512 BF16 or AMX (:func:`cpu_has_bfloat16`)."""
+    device_type = torch.device(device).type
+    if device_type == "cuda":
+        return torch.cuda.is_bf16_supported()
+    return device_type == "cpu" and cpu_has_bfloat16()
+
+
+def resolve_inference_dtype(inference_dtype, device):
+    """The precision ``device`` embeds in for ``inference_dtype``: ``"auto"`` is
+    ``"bfloat16"`` where it runs natively (:func:`native_bfloat16`), else ``"float32"``;
+    any other value is checked (:func:`check_inference_dtype`) and returned."""
+    if inference_dtype == "auto":
+        return "bfloat16" if native_bfloat16(device) else "float32"
+    check_inference_dtype(inference_dtype, device)
+    return inference_dtype
+
+
 def check_inference_dtype(inference_dtype, device, name="inference_dtype"):
     """Raise a ``ValueError`` naming ``name`` when ``device`` cannot embed in
     ``inference_dtype`` (or it is not one of :data:`INFERENCE_DTYPES`)."""
@@ -47,15 +69,14 @@ def check_inference_dtype(inference_dtype, device, name="inference_dtype"):
         raise ValueError(f"{name}={inference_dtype!r} is not one of "
                          f"{', '.join(map(repr, INFERENCE_DTYPES))}.")
     device_type = torch.device(device).type
-    if inference_dtype == "bfloat16":
-        if device_type == "cuda" and not torch.cuda.is_bf16_supported():
+    if inference_dtype == "bfloat16" and not native_bfloat16(device):
+        if device_type == "cuda":
             raise ValueError(f"{name}='bfloat16': this GPU has no bfloat16 arithmetic; use "
-                             f"{name}='float32'.")
-        if device_type == "cpu" and not cpu_has_bfloat16():
-            raise ValueError(
-                f"{name}='bfloat16': this CPU has no bfloat16 instructions (AVX-512 BF16 or "
-                f"AMX), so bfloat16 would run emulated, slower than float32; use "
-                f"{name}='float32', or 'int8'.")
+                             f"{name}='float32' (or 'auto').")
+        raise ValueError(
+            f"{name}='bfloat16': this CPU has no bfloat16 instructions (AVX-512 BF16 or "
+            f"AMX), so bfloat16 would run emulated, slower than float32; use "
+            f"{name}='float32' (or 'auto'), or 'int8'.")
     if inference_dtype == "int8":
         if device_type != "cpu":
             raise ValueError(f"{name}='int8' runs on the CPU only (ONNX Runtime's int8 "
