@@ -63,7 +63,7 @@ device : str, default="auto"
     "auto" (CUDA when available, else CPU), "cpu", "cuda" or "cuda:N".
 inference_dtype : {"auto", "float32", "bfloat16", "int8"}, default="auto"
     The precision the encoder embeds in (``transform`` and the epoch selection);
-    training and ``save_pretrained`` stay float32. "auto" is "bfloat16" where the
+    the trained and exported weights stay float32. "auto" is "bfloat16" where the
     device computes in it natively (a GPU, or a CPU with AVX-512 BF16 or AMX), else
     "float32"; "int8" (ONNX Runtime, CPU only) is faster and less exact. See
     :ref:`performance`.
