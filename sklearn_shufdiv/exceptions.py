@@ -1,6 +1,13 @@
 """The exceptions the package raises beyond Python's and scikit-learn's own."""
 
-__all__ = ["FitInterruptedWarning", "InvalidParameterError"]
+__all__ = [
+    "CheckpointInUseError",
+    "CheckpointWriteError",
+    "FewTrainingDocumentsWarning",
+    "FitInterruptedWarning",
+    "InvalidParameterError",
+    "UnreadableCheckpointError",
+]
 
 
 class InvalidParameterError(ValueError, TypeError):
@@ -29,3 +36,22 @@ class FitInterruptedWarning(RuntimeWarning):
     """An embedder's ``fit`` was interrupted (Ctrl-C) and returned the model of its
     completed epochs (``best_epoch_`` and ``history_`` say which); with a
     ``checkpoint_dir``, calling ``fit`` again resumes it."""
+
+
+class FewTrainingDocumentsWarning(UserWarning):
+    """An embedder's ``fit`` trains on fewer than a quarter of the documents (the
+    others are too short for the positive pairs): they are embedded but not trained on,
+    and ``training_fraction_`` says the share trained on."""
+
+
+class UnreadableCheckpointError(ValueError):
+    """A checkpoint directory whose files are missing, truncated or altered."""
+
+
+class CheckpointWriteError(OSError):
+    """A checkpoint could not be written: training stopped after that epoch, and the
+    embedder holds the model of the epochs trained."""
+
+
+class CheckpointInUseError(OSError):
+    """Another process writes its checkpoints in the same ``checkpoint_dir``."""

@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 from _unprivileged import run_python
 
+from sklearn_shufdiv import exceptions
 from sklearn_shufdiv.embedders import ShuffleDivideEmbedder, _checkpoint
 
 PARAMS = dict(max_epochs=2, batch_size=8, mini_batch_size=8, max_length=32, random_state=0,
@@ -98,7 +99,7 @@ def test_a_failed_write_raises_one_error_and_keeps_the_model(tiny_bert_path, fin
     embedder = ShuffleDivideEmbedder(tiny_bert_path, checkpoint_dir=tmp_path / "ck",
                                      **{**PARAMS, "max_epochs": 3})
     # Before: the raw OSError after epoch 2 was trained, and no fitted model.
-    with pytest.raises(_checkpoint.CheckpointWriteError,
+    with pytest.raises(exceptions.CheckpointWriteError,
                        match=r"checkpoint_dir=.*ck': the checkpoint of epoch 2 could not be "
                              r"written \(OSError: .*File too large.*Training stopped after "
                              r"epoch 2.*The last checkpoint written is epoch 1"):
@@ -184,7 +185,7 @@ def test_a_folder_in_use_by_another_fit_is_refused(tiny_bert_path, corpus, tmp_p
     try:
         assert holder.stdout.readline().strip() == "locked"
         # Before: both fits wrote; one died with a raw RuntimeError from torch.save.
-        with pytest.raises(_checkpoint.CheckpointInUseError,
+        with pytest.raises(exceptions.CheckpointInUseError,
                            match=rf"checkpoint_dir=.*ck' is in use by process {holder.pid}"):
             ShuffleDivideEmbedder(tiny_bert_path, checkpoint_dir=ck, **PARAMS).fit(docs)
     finally:

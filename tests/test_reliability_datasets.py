@@ -192,3 +192,20 @@ def test_a_server_that_never_answers_fails_after_one_timeout(tmp_path, monkeypat
     assert time.monotonic() - start < 5
     assert len(accepted) == 1  # not retried
     assert os.listdir(tmp_path) == []  # no partial file left
+
+
+def test_20_newsgroups_behind_a_silent_proxy_fails_after_the_timeout(tmp_path, monkeypatch,
+                                                                      silent):
+    port, accepted = silent
+    monkeypatch.setattr(_base, "DOWNLOAD_TIMEOUT", 0.5)
+    for name in ("HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy"):
+        monkeypatch.setenv(name, f"http://127.0.0.1:{port}")
+    for name in ("NO_PROXY", "no_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    start = time.monotonic()
+    with pytest.raises(OSError, match=r"20 Newsgroups: no answer within 0.5 seconds.*"
+                                      r"check the network and any proxy"):
+        fetch_20newsgroups_clean(data_home=tmp_path, n_retries=1, delay=0.01)
+    assert time.monotonic() - start < 10
+    assert accepted  # the request reached the proxy, which never answered
+    assert socket.getdefaulttimeout() is None  # the process' default is restored

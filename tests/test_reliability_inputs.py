@@ -63,3 +63,26 @@ def test_an_unreadable_subfolder_is_an_error_under_real_permissions(articles):
         locked.chmod(0o755)
     assert done.returncode == 0, done.stderr
     assert f"error: {locked}: cannot list this folder (Permission denied)" in done.stdout
+
+
+def test_a_subfolder_that_can_be_listed_but_not_entered_is_an_error(articles):
+    locked = articles / "locked"
+    locked.chmod(0o644)  # its names can be read, its files cannot be opened
+    try:
+        if not permissions_apply(locked / "0.txt"):
+            pytest.skip("file permissions do not apply to this test's subprocess")
+        done = run_python(
+            "import sys\n"
+            "from sklearn_shufdiv._cli._readers import read_folder\n"
+            "from pathlib import Path\n"
+            "try:\n"
+            "    corpus = read_folder(Path(sys.argv[1]))\n"
+            "except Exception as exc:\n"
+            "    print(type(exc).__name__, exc)\n"
+            "else:\n"
+            "    print('read', len(corpus.texts))\n", articles)
+    finally:
+        locked.chmod(0o755)
+    assert done.returncode == 0, done.stderr
+    assert f"CLIError {locked}: cannot open the files of this folder" in done.stdout, \
+        done.stdout

@@ -6,7 +6,7 @@ import warnings
 import numpy as np
 import pytest
 
-from sklearn_shufdiv import ShuffleDivideEmbedder
+from sklearn_shufdiv import ShuffleDivideEmbedder, exceptions
 from sklearn_shufdiv.embedders import _coverage
 from sklearn_shufdiv.embedders._positives import ShuffleDividePositives
 from sklearn_shufdiv.embedders._sentences import make_sentence_splitter
@@ -68,7 +68,7 @@ def test_training_fraction_is_reported_and_warned_of_when_small(tiny_bert_path, 
     assert expected == 4 / 24 < _coverage.MIN_TRAINING_FRACTION
     embedder = ShuffleDivideEmbedder(tiny_bert_path, max_epochs=1, batch_size=4,
                                      lexical_weight=0, random_state=0, verbose=0)
-    with pytest.warns(_coverage.FewTrainingDocumentsWarning,
+    with pytest.warns(exceptions.FewTrainingDocumentsWarning,
                       match=r"trains on 17% of the documents: only 4 of 24 documents have "
                             r"at least min_sentences=4"):
         embedder.fit(docs)
@@ -80,7 +80,7 @@ def test_no_warning_when_most_documents_are_trained_on(tiny_bert_path, corpus):
     embedder = ShuffleDivideEmbedder(tiny_bert_path, max_epochs=1, batch_size=4,
                                      lexical_weight=0, random_state=0, verbose=0)
     with warnings.catch_warnings():
-        warnings.simplefilter("error", _coverage.FewTrainingDocumentsWarning)
+        warnings.simplefilter("error", exceptions.FewTrainingDocumentsWarning)
         embedder.fit(docs)
     split = make_sentence_splitter("auto", docs)
     assert embedder.training_fraction_ == sum(len(split(d)) >= 4 for d in docs) / len(docs)

@@ -214,11 +214,17 @@ def read_folder(path, *, label_from_folder=False, decoder=None):
     """
     decoder = decoder or Decoder()
     found = sorted(_txt_files(path), key=lambda p: p.relative_to(path).as_posix())
-    for file in found:
-        if file.is_symlink() and not file.exists():
-            raise CLIError(f"{file}: a broken symbolic link (to {os.readlink(file)}); "
-                           "remove it or make it point at a file.")
-    files = [file for file in found if file.is_file()]
+    try:
+        for file in found:
+            if file.is_symlink() and not file.exists():
+                raise CLIError(f"{file}: a broken symbolic link (to {os.readlink(file)}); "
+                               "remove it or make it point at a file.")
+        files = [file for file in found if file.is_file()]
+    except PermissionError as exc:  # a folder that can be listed but not entered
+        folder = Path(exc.filename).parent if exc.filename else path
+        raise CLIError(f"{folder}: cannot open the files of this folder ({exc.strerror}), "
+                       "so they would be left out. Give it execute permission (chmod "
+                       "a+rx), or move it out of the input folder.") from None
     if not files:
         raise CLIError(f"{path}: no .txt file in this folder (searched recursively).")
     for file in files:

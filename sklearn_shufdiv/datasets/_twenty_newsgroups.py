@@ -1,12 +1,14 @@
 """20 Newsgroups with the paper's preprocessing, on top of scikit-learn's fetcher."""
 
+import socket
 from pathlib import PurePath
 
 import numpy as np
 from sklearn.datasets import fetch_20newsgroups
 from sklearn.utils import Bunch
 
-from ._base import _shuffle_bunch, data_home_path
+from . import _base
+from ._base import _shuffle_bunch, _timed_out, data_home_path
 from ._news_cache import read_news_cache, select_news
 from ._preprocessing import count_words, normalize_whitespace, remove_urls_emails
 
@@ -75,16 +77,31 @@ def _load_raw(data_home, subset, categories, remove, download_if_missing, n_retr
                 "missing. Call with download_if_missing=True to let "
                 "sklearn.datasets.fetch_20newsgroups download it (about 14 MB)."
             )
-        try:  # no cache: scikit-learn downloads the archive (checksum verified)
+        # No cache: scikit-learn downloads the archive (checksum verified). Its
+        # download sets no timeout, so the socket default bounds each connect and
+        # read, as the package's own downloads are bounded.
+        previous = socket.getdefaulttimeout()
+        socket.setdefaulttimeout(_base.DOWNLOAD_TIMEOUT)
+        try:
             fetch_20newsgroups(data_home=home, download_if_missing=True,
                                n_retries=n_retries, delay=delay)
         except OSError as exc:
+            if _timed_out(exc):
+                raise OSError(
+                    f"Could not download 20 Newsgroups: no answer within "
+                    f"{_base.DOWNLOAD_TIMEOUT} seconds ({exc}); check the network and any "
+                    "proxy (HTTP_PROXY, HTTPS_PROXY). Or run "
+                    "sklearn.datasets.fetch_20newsgroups() where a network is available "
+                    f"and copy the {_SKLEARN_CACHE_NAME} it writes into {home}."
+                ) from exc
             raise OSError(
                 f"Could not download 20 Newsgroups ({type(exc).__name__}: {exc}). Where "
                 "a network is available, run sklearn.datasets.fetch_20newsgroups() and "
                 f"copy the {_SKLEARN_CACHE_NAME} it writes to its data home into {home}, "
                 "or set SCIKIT_LEARN_DATA (or data_home=) to a folder holding it."
             ) from exc
+        finally:
+            socket.setdefaulttimeout(previous)
     return select_news(read_news_cache(cache), subset, categories, remove)
 
 

@@ -46,24 +46,12 @@ from safetensors import SafetensorError
 from safetensors.torch import load_file, save_file
 from skorch.callbacks import Callback
 
+from ..exceptions import CheckpointInUseError, CheckpointWriteError, UnreadableCheckpointError  # noqa: F401
 from ._dirlock import FolderInUse, FolderLock
 
 _MANIFEST = "checkpoint.json"
 _FILES = ("params.safetensors", "optimizer.pt", "history.json", "tensors.safetensors")
 _FORMAT = 1
-
-
-class UnreadableCheckpointError(ValueError):
-    """A checkpoint directory whose files are missing, truncated or altered."""
-
-
-class CheckpointWriteError(OSError):
-    """A checkpoint could not be written: training stopped after that epoch, and the
-    embedder holds the model of the epochs trained."""
-
-
-class CheckpointInUseError(OSError):
-    """Another process writes its checkpoints in the same ``checkpoint_dir``."""
 
 
 def _remove(path):

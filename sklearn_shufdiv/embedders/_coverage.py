@@ -9,15 +9,13 @@ import warnings
 
 from tqdm.auto import tqdm
 
+from ..exceptions import FewTrainingDocumentsWarning
+
 #: Below this share of the documents trained on, ``fit`` warns. Chosen on BBC, 20
 #: Newsgroups, WebKB-4 and Classic3, where Shuffle & Divide's default (4 sentences)
 #: trains on 74% to 100% of the documents; Reuters-10's short stories give 41%, no
 #: warning, and its tuned encoder still clusters them at least as well as the frozen one.
 MIN_TRAINING_FRACTION = 0.25
-
-
-class FewTrainingDocumentsWarning(UserWarning):
-    """``fit`` trains on fewer than :data:`MIN_TRAINING_FRACTION` of the documents."""
 
 
 def training_fraction(estimator, positives, n_documents, verbose=0):

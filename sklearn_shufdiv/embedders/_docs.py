@@ -94,6 +94,10 @@ history_ : list of dict
 best_epoch_ : int
     The epoch whose weights were kept (0: tuning did not help). After an
     interruption (Ctrl-C), at most the last completed epoch.
+training_fraction_ : float
+    The share of the documents that have a positive pair, the ones training learns
+    from (0.0 with ``max_epochs=0``); below a quarter, ``fit`` warns with
+    :class:`~sklearn_shufdiv.exceptions.FewTrainingDocumentsWarning`.
 objective_ : Objective
     The objective the fit trained with (the instance ``objective`` names).
 selection_ : SelectionCriterion or None
