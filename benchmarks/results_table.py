@@ -16,6 +16,10 @@ points, ACC and AMI each against its own best). An entry holds::
 A single view missing from an entry is shown as "-" and left out of the best. Without any
 such entry it prints one sentence saying that the default's results are pending.
 
+Entries whose method is ``"default-untuned"`` (the default's space without training: epoch
+0) or ``"default-untuned-<max_length>"`` (the same with windows of that many tokens) follow
+in a second table of the same columns, under a sentence that says what they measured.
+
 In ``README.md`` the table lies between the lines ``<!-- results-table:start -->`` and
 ``<!-- results-table:end -->``. ``--check README.md`` exits with status 1 when the table
 there differs from what this script prints (``tests/test_results_table.py`` runs it on
@@ -42,16 +46,23 @@ PENDING = ("The default's results are pending: `benchmarks/results/quality_summa
            'holds no entry with `"method": "default"` yet.')
 
 
-def default_entries(summary):
+def _untuned(method):
+    return method == "default-untuned" or (method.startswith("default-untuned-")
+                                           and method.rsplit("-", 1)[1].isdigit())
+
+
+def default_entries(summary, untuned=False):
     """The ``"default"`` entries of a summary (a list of dicts), one per corpus, in the
-    order of :data:`CORPUS_NAMES`, then by corpus name."""
+    order of :data:`CORPUS_NAMES`, then by corpus name; with ``untuned``, the
+    ``"default-untuned"`` ones (one per corpus and method)."""
     latest = {}
     for entry in summary:
-        if isinstance(entry, dict) and entry.get("method") == "default":
-            latest[entry["corpus"]] = entry
+        method = entry.get("method") if isinstance(entry, dict) else None
+        if isinstance(method, str) and (_untuned(method) if untuned else method == "default"):
+            latest[(entry["corpus"], method)] = entry
     order = list(CORPUS_NAMES)
-    return [latest[name] for name in
-            sorted(latest, key=lambda c: (order.index(c) if c in order else len(order), c))]
+    return [latest[key] for key in sorted(latest, key=lambda key: (
+        order.index(key[0]) if key[0] in order else len(order), key))]
 
 
 def _view(entry, view, metric):
@@ -76,17 +87,35 @@ def _signed(points):
 
 
 def table(summary):
-    """The markdown table (or the pending sentence) for a summary, ending in a newline."""
-    entries = default_entries(summary)
-    if not entries:
-        return PENDING + "\n"
+    """The markdown table (or the pending sentence) for a summary, ending in a newline;
+    then the untuned default's table, if the summary has such entries."""
+    entries, untuned = default_entries(summary), default_entries(summary, untuned=True)
+    text = _rows(entries) if entries else PENDING + "\n"
+    if untuned:
+        lengths = sorted({e["method"].rsplit("-", 1)[1] for e in untuned
+                          if e["method"] != "default-untuned"})
+        windows = "".join(f"; the rows marked (windows of {n}) read windows of {n} tokens "
+                          "instead of the model's limit" for n in lengths)
+        text += ("\nThe default's space without training (epoch 0, which "
+                 '`selection="untuned-silhouette"` keeps on most corpora; `"method": '
+                 f'"default-untuned"`{windows}):\n\n' + _rows(untuned))
+    return text
+
+
+def _windows(method):
+    """" (windows of N)" for ``"default-untuned-N"``, else nothing."""
+    return (f" (windows of {method.rsplit('-', 1)[1]})"
+            if _untuned(method) and method != "default-untuned" else "")
+
+
+def _rows(entries):
     header = ["corpus", "documents", "default ACC", "default AMI",
               *(f"{label} ACC / AMI" for _, label in VIEWS),
               "default - best single view (points)"]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for entry in entries:
         row = [
-            CORPUS_NAMES.get(entry["corpus"], entry["corpus"]),
+            CORPUS_NAMES.get(entry["corpus"], entry["corpus"]) + _windows(entry["method"]),
             f"{int(entry['n_docs']):,}",
             f"{entry['acc_mean']:.3f} ± {entry['acc_std']:.3f}",
             f"{entry['ami_mean']:.3f} ± {entry['ami_std']:.3f}",

@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-SCRIPTS = sorted(path.name for path in (ROOT / "benchmarks").glob("*.py")
-                 if path.name != "_corpora.py")  # a module the scripts import
+SCRIPTS = sorted(  # not the modules the scripts import (a leading "_", no __main__)
+    path.name for path in (ROOT / "benchmarks").glob("*.py")
+    if not (path.name.startswith("_") and "__main__" not in path.read_text(encoding="utf-8")))
 
 # One interpreter runs every script's --help in turn (torch is imported once), from
 # benchmarks/ as a user runs them, with faiss, sentence-transformers and BERTopic

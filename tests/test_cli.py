@@ -238,7 +238,8 @@ def test_usage_errors(capsys):
 # -- demo ------------------------------------------------------------------------------
 
 
-def test_demo_with_a_fake_bbc(tmp_path, capsys, monkeypatch, corpus, tiny_bert_path):
+def _fake_bbc(tmp_path, monkeypatch, corpus):
+    """A 48-document BBC archive of ``corpus`` in a data home that SCIKIT_LEARN_DATA names."""
     docs, labels = corpus
     classes = ["business", "politics", "sport", "tech"]
     with zipfile.ZipFile(tmp_path / "bbc-fulltext.zip", "w") as archive:
@@ -248,21 +249,40 @@ def test_demo_with_a_fake_bbc(tmp_path, capsys, monkeypatch, corpus, tiny_bert_p
     # The loader verifies the cached archive's sha256: pin the fake's.
     digest = hashlib.sha256((tmp_path / "bbc-fulltext.zip").read_bytes()).hexdigest()
     monkeypatch.setattr(_bbc, "_BBC", dataclasses.replace(_bbc._BBC, sha256=digest))
+
+
+def test_demo_with_a_fake_bbc(tmp_path, capsys, monkeypatch, corpus, tiny_bert_path):
+    _fake_bbc(tmp_path, monkeypatch, corpus)
     status, out, err = run(capsys, "demo", "--n-docs", 16, "--no-download", "--model",
                            tiny_bert_path, *FAST)
     assert status == 0, err
     assert "bbc, 16 of 48 documents, 4 classes" in out
     rows = {line.split()[0]: line.split()[-4:-1] for line in out.splitlines()
-            if line.startswith(("frozen", "shuffle-divide"))}
-    assert set(rows) == {"frozen", "shuffle-divide"}
+            if line.startswith(("encoder", "shuffle-divide"))}
+    assert set(rows) == {"encoder", "encoder+words", "shuffle-divide"}
     for acc, ami, silhouette in rows.values():
         assert 0 < float(acc) <= 1 and -1 <= float(ami) <= 1 and -1 <= float(silhouette) <= 1
-    # Measured over 10 sessions (see above; seed 0 draws 16 of the 48 documents): Shuffle &
+    # Over 10 runs (seed 0 draws 16 of the 48 documents): Shuffle &
     # Divide ACC 0.75-1.0, AMI 0.653-1.0, silhouette 0.271-0.421; the frozen encoder,
     # clustered by a single k-means run, ACC 0.4375-1.0, AMI 0.367-1.0, silhouette
     # 0.236-0.419 (its bound is loose until SphericalKMeans' default runs more than once).
-    bounds = {"frozen": (0.4, 0.3), "shuffle-divide": (0.65, 0.45)}
+    bounds = {"encoder": (0.4, 0.3), "encoder+words": (0.4, 0.3),
+              "shuffle-divide": (0.65, 0.45)}
     for name, (acc, ami, silhouette) in rows.items():
         assert float(acc) >= bounds[name][0] and float(ami) >= bounds[name][1], rows
         assert float(silhouette) >= 0.2, rows
     assert "chosen epoch:" in out and "of 1 (by untuned silhouette; 0 = untuned)" in out
+
+
+def test_the_demo_does_not_train_on_a_cpu_unless_asked(tmp_path, capsys, monkeypatch, corpus,
+                                                       tiny_bert_path):
+    _fake_bbc(tmp_path, monkeypatch, corpus)
+    fast = [option for option in FAST if option not in ("--max-epochs", "1")]
+    status, out, err = run(capsys, "demo", "--n-docs", 16, "--no-download", "--model",
+                           tiny_bert_path, "--device", "cpu", *fast)
+    assert status == 0, err
+    rows = [line.split()[0] for line in out.splitlines()
+            if line.startswith(("encoder", "shuffle-divide"))]
+    assert rows == ["encoder", "encoder+words"]
+    assert "fine-tuning:  not run" in out and "chosen epoch" not in out
+    assert "no training" in out  # the settings line

@@ -155,7 +155,8 @@ def test_cli_default_is_the_embedders():
     from sklearn_shufdiv._cli._parser import DEFAULT_LEXICAL_WEIGHT, build_parser
 
     for cls in (ShuffleDivideEmbedder, TfidfPositiveEmbedder):
-        assert cls().lexical_weight == DEFAULT_LEXICAL_WEIGHT
+        # The default is the even mix of the two cosines; "auto" is opt-in.
+        assert cls().lexical_weight == DEFAULT_LEXICAL_WEIGHT == 0.5
     parser = build_parser()
     assert parser.parse_args(["demo"]).lexical_weight == DEFAULT_LEXICAL_WEIGHT
     assert parser.parse_args(["demo", "--lexical-weight", "0"]).lexical_weight == 0
@@ -214,36 +215,71 @@ def test_cli_clusters_with_the_words(tmp_path, capsys, tiny_bert_path, corpus):
     assert "--lexical-weight 0" in capsys.readouterr().err
 
 
-def test_choose_lexical_weight_is_the_two_space_silhouette():
-    """Each weight's clustering scored by its silhouettes in the encoder's and in the LSA
-    space, each over that space's own clustering's: computed here with scikit-learn."""
-    from sklearn.metrics import silhouette_score
+def _direct_modularity_sum(spaces, labels, n_neighbors):
+    """The sum over ``spaces`` of Newman's modularity of ``labels`` on each space's
+    graph of every document's ``n_neighbors`` most similar others (either direction),
+    pair by pair."""
+    total = 0.0
+    for rows in spaces:
+        cos = normalize(rows) @ normalize(rows).T
+        np.fill_diagonal(cos, -np.inf)
+        adj = np.zeros_like(cos)
+        for i, row in enumerate(cos):
+            adj[i, np.argsort(-row, kind="stable")[:n_neighbors]] = 1
+        adj = np.maximum(adj, adj.T)
+        degree, same = adj.sum(axis=1), labels[:, None] == labels[None, :]
+        total += ((adj - np.outer(degree, degree) / degree.sum()) * same).sum() / degree.sum()
+    return total
 
+
+def test_choose_lexical_weight_is_the_modularity_sum():
+    """Each weight's clustering scored by the sum of its modularities on the encoder's
+    and the LSA space's 20-neighbour graphs: computed here pair by pair."""
     from sklearn_shufdiv import SphericalKMeans
-    from sklearn_shufdiv.embedders._lexical import AUTO_WEIGHTS, choose_lexical_weight
+    from sklearn_shufdiv.embedders._lexical import (
+        AUTO_NEIGHBORS,
+        AUTO_WEIGHTS,
+        choose_lexical_weight,
+    )
 
     rng = np.random.default_rng(1)
-    topic = np.repeat([0, 1, 2, 3], 15)
+    topic = np.repeat([0, 1, 2, 3], 40)
     # The encoder merges topics 2 and 3, the words merge 0 and 1.
-    enc = np.eye(4)[np.where(topic == 3, 2, topic)] * 3 + rng.normal(size=(60, 4))
-    lex = normalize(np.eye(4)[np.where(topic == 1, 0, topic)] * 3 + rng.normal(size=(60, 4)))
+    enc = np.eye(4)[np.where(topic == 3, 2, topic)] * 3 + rng.normal(size=(160, 4))
+    lex = normalize(np.eye(4)[np.where(topic == 1, 0, topic)] * 3 + rng.normal(size=(160, 4)))
     weight, scores = choose_lexical_weight(enc, lex, 4, random_state=2)
 
-    def labels(space):
-        return SphericalKMeans(4, random_state=2).fit_predict(space)
-
-    def sil(space, lab):
-        return silhouette_score(space, lab, metric="cosine")
-
-    base_e, base_l = sil(enc, labels(normalize(enc))), sil(lex, labels(lex))
-    expected = {w: sil(enc, labels(fuse(enc, lex, w))) / base_e
-                + sil(lex, labels(fuse(enc, lex, w))) / base_l for w in AUTO_WEIGHTS}
+    expected, inertia = {}, {}
+    for w in AUTO_WEIGHTS:
+        km = SphericalKMeans(4, random_state=2).fit(fuse(enc, lex, w))
+        expected[w] = _direct_modularity_sum((enc, lex), km.labels_, AUTO_NEIGHBORS)
+        inertia[w] = km.inertia_
     assert scores.keys() == expected.keys()
-    np.testing.assert_allclose(list(scores.values()), list(expected.values()), rtol=1e-5)
-    assert weight == max(expected, key=expected.get)
-    assert 0 < weight  # each space alone merges two topics: the mix is chosen
+    np.testing.assert_allclose(list(scores.values()), list(expected.values()), rtol=1e-9)
+    best = max(expected.values())
+    assert weight == min((w for w in expected if expected[w] >= best - 1e-12), key=inertia.get)
+    assert 0 < weight < max(AUTO_WEIGHTS)  # each space alone merges two topics: a mix
     # A single candidate is returned as it is.
     assert choose_lexical_weight(enc, lex, 4, weights=[0.3])[0] == 0.3
+
+
+@pytest.mark.parametrize("noise", ["words", "encoder"])
+def test_auto_gives_a_noise_space_its_least_weight(noise):
+    """Words that carry no topic get the least candidate weight (0, the encoder alone);
+    an encoder that carries none leaves the words their largest (0.9)."""
+    from sklearn_shufdiv.embedders._lexical import AUTO_WEIGHTS, choose_lexical_weight
+
+    rng = np.random.default_rng(3)
+    topic = np.repeat([0, 1, 2], 30)
+    informative = np.eye(3)[topic] * 2 + rng.normal(size=(90, 3))
+    random_rows = rng.normal(size=(90, 5))
+    enc, lex = ((informative, normalize(random_rows)) if noise == "words"
+                else (random_rows, normalize(informative)))
+    weight, scores = choose_lexical_weight(enc, lex, 3)
+    assert weight == (min(AUTO_WEIGHTS) if noise == "words" else max(AUTO_WEIGHTS))
+    # Not a tie broken by order: the noise-free end beats the other end.
+    far = max(AUTO_WEIGHTS) if noise == "words" else min(AUTO_WEIGHTS)
+    assert scores[weight] > scores[far]
 
 
 def test_auto_weight_is_chosen_on_the_untuned_sample(tiny_bert_path, corpus, tmp_path):

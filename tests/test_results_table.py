@@ -83,6 +83,28 @@ def test_without_default_entries_it_says_results_are_pending(tmp_path):
     assert "pending" in done.stdout and '"method": "default"' in done.stdout
 
 
+def test_untuned_default_entries_follow_in_their_own_labelled_table(tmp_path):
+    untuned = {**BBC, "method": "default-untuned-128", "acc_mean": 0.967, "ami_mean": 0.897}
+    exact = {**REUTERS, "method": "default-untuned"}
+    # Only untuned entries: the default's table is pending, the untuned one is shown.
+    done = run([untuned, exact, *OTHERS[:1]], tmp_path=tmp_path)
+    assert done.returncode == 0, done.stderr
+    before, after = done.stdout.split("without training")
+    assert "pending" in before and "|" not in before
+    assert "windows of 128 tokens" in after.splitlines()[0]
+    assert rows(after) == [
+        [*expected_row(untuned, "BBC News (windows of 128)", "2,225")],
+        expected_row(exact, "Reuters-10", "7,456")]
+    assert rows(after)[0][-1] == "-0.1 / +0.1"  # 0.967 - 0.968 and 0.897 - 0.896
+    # With a default entry, it keeps its own table, first; the untuned rows follow.
+    done = run([untuned, BBC], tmp_path=tmp_path)
+    before, after = done.stdout.split("without training")
+    assert rows(before) == [expected_row(BBC, "BBC News", "2,225")]
+    assert rows(after) == [expected_row(untuned, "BBC News (windows of 128)", "2,225")]
+    # A method that only starts alike is not an untuned default.
+    assert "|" not in run([{**BBC, "method": "default-untuned-x"}], tmp_path=tmp_path).stdout
+
+
 def test_check_and_write_modes(tmp_path):
     readme = tmp_path / "README.md"
     start, end = "<!-- results-table:start -->", "<!-- results-table:end -->"

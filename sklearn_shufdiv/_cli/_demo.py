@@ -1,6 +1,10 @@
-"""The ``demo`` command: frozen encoder vs Shuffle & Divide on a labelled benchmark."""
+"""The ``demo`` command: the encoder alone, with the corpus' words, and fine-tuned, on a
+labelled benchmark."""
+
+import dataclasses
 
 import numpy as np
+import torch
 
 from . import CLIError
 from ._pipeline import default_model, embed_and_cluster, epoch_text, note, plan_run, score_text
@@ -91,21 +95,37 @@ def run_demo(args):
         raise CLIError(f"the {args.corpus} sample has a single class; raise --n-docs.")
     note(args, f"{args.corpus}: {len(texts)} of {len(bunch.data)} documents, "
                f"{n_classes} classes")
-    methods = {"frozen encoder": "frozen", "shuffle-divide": "shuffle-divide"}
-    settings = plan_run(args, texts, methods=list(methods.values()))
-    results = {name: embed_and_cluster(args, settings, texts, n_classes, method=method,
+    if args.max_epochs is None and not _on_gpu(args.device):
+        args.max_epochs = 0  # on a CPU, training is opt-in: --max-epochs N
+    trains = args.max_epochs != 0
+    settings = plan_run(args, texts, methods=["frozen", "frozen"]
+                        + (["shuffle-divide"] if trains else []))
+    runs = {"encoder": ("frozen", dataclasses.replace(settings, lexical_weight=0)),
+            "encoder+words": ("frozen", settings)}
+    if trains:
+        runs["shuffle-divide"] = ("shuffle-divide", settings)
+    results = {name: embed_and_cluster(args, run_settings, texts, n_classes, method=method,
                                        labels=target)
-               for name, method in methods.items()}
+               for name, (method, run_settings) in runs.items()}
     print(f"corpus:       {args.corpus}, {len(texts)} of {len(bunch.data)} documents, "
           f"{n_classes} classes = clusters")
     print(f"model:        {args.model or default_model()}")
-    print(f"settings:     {settings.describe()}")
+    print(f"settings:     {settings.describe(training=trains)}")
     print(f"{'':16}{'ACC':>8}{'AMI':>8}{'silhouette':>12}{'time (s)':>10}")
     for name, result in results.items():
         print(f"{name:16}{score_text(result.acc):>8}{score_text(result.ami):>8}"
               f"{score_text(result.silhouette):>12}{result.seconds:>10.1f}")
-    print(f"chosen epoch: {epoch_text(results['shuffle-divide'])}")
+    if trains:
+        print(f"chosen epoch: {epoch_text(results['shuffle-divide'])}")
+    else:
+        print("fine-tuning:  not run (on a CPU the demo trains only when asked: "
+              "--max-epochs 1 adds a Shuffle & Divide row)")
     if settings.lexical_weight == "auto":
         print("words:        weighted " + ", ".join(
             f"{result.lexical_weight:g} ({name})" for name, result in results.items()))
     return 0
+
+
+def _on_gpu(device):
+    """Whether ``--device`` resolves to a CUDA device."""
+    return device.startswith("cuda") or (device == "auto" and torch.cuda.is_available())

@@ -121,7 +121,8 @@ def _add_model_options(parser):
                        metavar="W",
                        help="share of the words in the embedding: the encoder's space is "
                             "joined with the corpus' LSA space, cosines weighted 1-W and W; "
-                            "'auto': the weight whose clustering is best in both spaces "
+                            "'auto': the weight whose clustering best fits both spaces' "
+                            "neighbourhoods "
                             f"(default: {DEFAULT_LEXICAL_WEIGHT}; 0: the encoder alone); "
                             "a corpus needs words shared by 2 documents to half of them")
     group.add_argument("--objective", choices=OBJECTIVES, default=DEFAULT_OBJECTIVE,
@@ -189,11 +190,15 @@ def _add_cluster(subparsers):
 
 def _add_demo(subparsers):
     parser = subparsers.add_parser(
-        "demo", help="compare the frozen encoder and Shuffle & Divide on a benchmark corpus",
+        "demo", help="compare the encoder, the encoder with the corpus' words, and "
+                     "Shuffle & Divide on a benchmark corpus",
         description="Load a labelled benchmark corpus (downloaded to the scikit-learn data "
                     "home, SCIKIT_LEARN_DATA, if missing), cluster a stratified sample "
-                    "with the frozen encoder and with Shuffle & Divide fine-tuning, and "
-                    "print ACC, AMI and silhouette of both.")
+                    "with the frozen encoder alone, with the encoder joined with the "
+                    "corpus' words (the package's default space), and, with --max-epochs "
+                    "N (the default on a GPU), after Shuffle & Divide fine-tuning; print "
+                    "ACC, AMI and silhouette of each. On a CPU the demo trains only when "
+                    "--max-epochs is given.")
     parser.add_argument("--corpus", choices=CORPORA, default="bbc",
                         help="benchmark corpus (default: bbc)")
     parser.add_argument("--n-docs", type=_int_at_least(0), default=600, metavar="N",

@@ -17,8 +17,8 @@ import numpy as np
 from sklearn.decomposition import TruncatedSVD
 from sklearn.feature_extraction.text import TfidfVectorizer
 
-from ..cluster import cluster_on_sphere, unit_rows
-from ._criteria import silhouette_or_worst
+from ..cluster import unit_rows
+from ._views import choose_view_weights
 
 __all__ = ["AUTO_WEIGHTS", "LexicalSpace", "choose_lexical_weight", "fuse",
            "resolve_lexical_weight", "uses_words"]
@@ -28,6 +28,10 @@ AUTO_FALLBACK_WEIGHT = 0.5
 
 #: The weights ``lexical_weight="auto"`` chooses among: 0 (the encoder alone) to 0.9.
 AUTO_WEIGHTS = tuple(i / 10 for i in range(10))
+
+#: Neighbours of each document in a space's graph when "auto" chooses the weight (chosen
+#: leaving each benchmark corpus out: see :ref:`lexical`).
+AUTO_NEIGHBORS = 20
 
 #: The TF-IDF of the lexical space: the benchmarks' bag-of-words baseline.
 LEXICAL_TFIDF_PARAMS = {"sublinear_tf": True, "stop_words": "english", "min_df": 2,
@@ -173,18 +177,16 @@ class LexicalSpace:
 
 def choose_lexical_weight(embeddings, lexical, n_clusters, *, weights=AUTO_WEIGHTS,
                           random_state=0, n_init=None):
-    """The weight of the words whose clustering is good in both spaces (``"auto"``).
+    """The weight of the words whose clustering best fits both spaces' neighbourhoods.
 
-    Each weight's fused space (:func:`fuse`) is clustered as the epoch selection
-    clusters (spherical k-means, the best of ``n_init`` runs seeded by
-    ``random_state``; -1 for an undefined silhouette). Each
-    clustering is scored by its cosine silhouette in the encoder's space and in the LSA
-    space, each divided by the silhouette of that space's own clustering (so the
-    encoder's own clustering scores 1 in the encoder's space, LSA's in LSA's), and the two
-    are added. Those two spaces are the same for every weight, so the scores compare;
-    the silhouette in a weight's own space would not (it falls as the words' share
-    rises, whatever the clusters: it picks 0 on every corpus measured). No labels. See
-    :ref:`lexical` for how its choices compare with fixed weights.
+    What ``lexical_weight="auto"`` chooses: the views' weights of
+    ``choose_view_weights`` for the encoder's and the LSA space. Each weight's fused space
+    (:func:`fuse`) is clustered by spherical k-means (the best of ``n_init`` runs seeded
+    by ``random_state``) and scored by the sum of that partition's modularities on the
+    two spaces' graphs of each document's :data:`AUTO_NEIGHBORS` nearest neighbours;
+    those graphs are the same for every weight, so the scores compare. Ties (the same
+    partition) go to the weight where it is tightest. No labels. See :ref:`lexical` for
+    how its choices compare with fixed weights.
 
     Parameters
     ----------
@@ -204,7 +206,7 @@ def choose_lexical_weight(embeddings, lexical, n_clusters, *, weights=AUTO_WEIGH
     Returns
     -------
     weight : float
-        The candidate of the greatest score (the first of them on a tie).
+        The chosen candidate.
     scores : dict of float to float
         Every candidate's score: at most 2.
 
@@ -212,28 +214,20 @@ def choose_lexical_weight(embeddings, lexical, n_clusters, *, weights=AUTO_WEIGH
     --------
     >>> import numpy as np
     >>> rng = np.random.default_rng(0)
-    >>> topic = np.repeat([0, 1, 2], 20)
-    >>> # The encoder tells topics 0 and 1 apart, LSA topics 1 and 2: each alone merges two.
-    >>> enc = np.eye(3)[np.where(topic == 2, 1, topic)] + 0.2 * rng.normal(size=(60, 3))
-    >>> lsa = np.eye(3)[np.where(topic == 0, 1, topic)] + 0.2 * rng.normal(size=(60, 3))
-    >>> lsa /= np.linalg.norm(lsa, axis=1, keepdims=True)
-    >>> weight, scores = choose_lexical_weight(enc, lsa, 3)
-    >>> 0 < weight < 0.9  # both spaces are needed
-    True
+    >>> topic = np.repeat([0, 1, 2], 30)
+    >>> enc = np.eye(3)[topic] + 0.3 * rng.normal(size=(90, 3))
+    >>> noise = rng.normal(size=(90, 3))
+    >>> noise /= np.linalg.norm(noise, axis=1, keepdims=True)
+    >>> choose_lexical_weight(enc, noise, 3)[0]  # words that say nothing get no weight
+    0.0
     """
-    def labels(space):
-        return cluster_on_sphere(space, n_clusters, random_state, n_init).labels
-
     encoder = unit_rows(np.asarray(embeddings, dtype=np.float64))
     lexical = np.asarray(lexical, dtype=np.float64)
-    own = [silhouette_or_worst(space, labels(space)) for space in (encoder, lexical)]
-    scores = {}
-    for weight in weights:
-        fused = labels(fuse(encoder, lexical, weight))
-        scores[float(weight)] = sum(float(silhouette_or_worst(space, fused)) / max(abs(base), 1e-12)
-                                    for space, base in zip((encoder, lexical), own))
-    best = max(scores.values())
-    return next(w for w, score in scores.items() if score == best), scores
+    n_neighbors = max(1, min(AUTO_NEIGHBORS, len(encoder) - 1))
+    chosen, scores = choose_view_weights(
+        [encoder, lexical], n_clusters, candidates=[(1 - w, w) for w in weights],
+        n_neighbors=n_neighbors, random_state=random_state, n_init=n_init)
+    return float(chosen[1]), {float(w[1]): float(score) for w, score in scores.items()}
 
 
 class FusedSpace:

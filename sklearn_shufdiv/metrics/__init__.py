@@ -10,7 +10,9 @@ Without labels:
 
 - ``silhouette_scorer`` and :func:`make_silhouette_scorer`: the silhouette of the
   clusters in the space the clusterer sees (for a Pipeline,
-  ``pipeline[:-1].transform(X)``); -1.0 when undefined;
+  ``pipeline[:-1].transform(X)``), or with ``make_silhouette_scorer(space=...)`` in one
+  fixed space for every candidate (needed when the candidates change the space, as an
+  embedder's ``max_epochs`` does); -1.0 when undefined;
 - :func:`cosine_silhouette`: the silhouette of given labels (NaN when undefined),
   which the scorers, the embedders' epoch selection and the command line all use.
 

@@ -22,10 +22,12 @@ when ``X`` is the data they were fitted on, as with ``cv=[(all_idx, all_idx)]``;
 a length mismatch raises an error.
 """
 
+import joblib
 import numpy as np
+from sklearn.base import clone
 from sklearn.pipeline import Pipeline
 
-from ..utils._param_validation import validate_params
+from ..utils._param_validation import HasMethods, validate_params
 from ._accuracy import clustering_accuracy
 from ._silhouette import SILHOUETTE_PARAMETERS, cosine_silhouette
 
@@ -152,24 +154,9 @@ class _ClusteringAccuracyScorer:
 
 
 class _SilhouetteScorer:
-    """Scorer: silhouette of a clustering in the space the clusterer sees.
+    """Scorer: silhouette of a clustering, in the clusterer's space or in a fixed one.
 
-    Made by :func:`make_silhouette_scorer`, which documents it in full.
-
-    Parameters
-    ----------
-    metric : str or callable, default="cosine"
-        Distance metric for :func:`sklearn.metrics.silhouette_score`.
-
-    sample_size : int, default=None
-        Size of the random sample the silhouette is computed on; None for all.
-
-    random_state : int, RandomState instance or None, default=None
-        Draws the sample.
-
-    See Also
-    --------
-    make_silhouette_scorer : Makes these scorers.
+    Made by :func:`make_silhouette_scorer`, which documents the parameters.
 
     Examples
     --------
@@ -178,10 +165,31 @@ class _SilhouetteScorer:
     make_silhouette_scorer(metric='cosine', sample_size=1000, random_state=0)
     """
 
-    def __init__(self, metric="cosine", sample_size=None, random_state=None):
+    def __init__(self, metric="cosine", sample_size=None, random_state=None, space=None):
         self.metric = metric
         self.sample_size = sample_size
         self.random_state = random_state
+        self.space = space
+        self._fitted_space = None  # (fingerprint of X, the space's rows for X)
+
+    def _fixed_space(self, X):
+        """The rows of ``space`` for ``X``: the array itself, or a clone of the
+        transformer fitted on ``X`` (once per distinct ``X``, remembered)."""
+        n_samples = _n_samples(X)
+        if not hasattr(self.space, "fit_transform"):
+            rows = self.space
+            if _n_samples(rows) != n_samples:
+                raise ValueError(
+                    f"make_silhouette_scorer: space has {_n_samples(rows)} rows but X has "
+                    f"{n_samples} samples. An array given as space must hold the rows of "
+                    "the very samples scored: in a grid search, use a single split that "
+                    "trains and scores on all the data, cv=[(all_idx, all_idx)], or give "
+                    "a transformer (fitted on X by the scorer) instead.")
+            return rows
+        key = joblib.hash(X)
+        if self._fitted_space is None or self._fitted_space[0] != key:
+            self._fitted_space = (key, clone(self.space).fit_transform(X))
+        return self._fitted_space[1]
 
     def __call__(self, estimator, X, y=None):
         """Silhouette of ``estimator``'s clusters for ``X``; ``y`` is ignored.
@@ -204,10 +212,6 @@ class _SilhouetteScorer:
             ``UNDEFINED_SILHOUETTE`` (-1.0) when fewer than 2 clusters, or as many
             clusters as samples, are scored.
 
-        See Also
-        --------
-        sklearn.metrics.silhouette_score : The silhouette coefficient.
-
         Examples
         --------
         >>> from sklearn.cluster import KMeans
@@ -220,36 +224,61 @@ class _SilhouetteScorer:
         >>> silhouette_scorer(KMeans(n_clusters=1, n_init=1).fit(X), X)  # undefined
         -1.0
         """
-        Xt, labels = _clusterer_space_and_labels(estimator, X)
+        if self.space is None:
+            Xt, labels = _clusterer_space_and_labels(estimator, X)
+        else:
+            labels = np.asarray(_predict_labels(estimator, X)).reshape(-1)
+            Xt = self._fixed_space(X)
         score = cosine_silhouette(Xt, labels, metric=self.metric,
                                   sample_size=self.sample_size, random_state=self.random_state)
         return UNDEFINED_SILHOUETTE if np.isnan(score) else score
 
     def __repr__(self):
+        space = "" if self.space is None else (
+            f", space={type(self.space).__name__}" + ("(...)" if hasattr(
+                self.space, "fit_transform") else f" of shape {np.shape(self.space)}"))
         return (
             f"make_silhouette_scorer(metric={self.metric!r}, "
-            f"sample_size={self.sample_size!r}, random_state={self.random_state!r})"
+            f"sample_size={self.sample_size!r}, random_state={self.random_state!r}{space})"
         )
 
+    def __getstate__(self):
+        # A pickled scorer (one per process of a parallel search) refits its space.
+        return {**self.__dict__, "_fitted_space": None}
 
-@validate_params(SILHOUETTE_PARAMETERS)
-def make_silhouette_scorer(metric="cosine", sample_size=None, random_state=None):
-    """Make a scorer: silhouette of a clustering, in the space the clusterer sees.
 
-    The scorer, ``scorer(estimator, X, y=None) -> float``, needs no labels. For a
-    Pipeline ending in a clusterer, it computes the cluster labels of ``X`` and the
-    silhouette (:func:`sklearn.metrics.silhouette_score`) of those labels on the
-    output of all the steps but the last, ``pipeline[:-1].transform(X)``: the
-    points the clusterer actually grouped. For a bare clusterer, on ``X`` itself.
+@validate_params({**SILHOUETTE_PARAMETERS,
+                  "space": [None, HasMethods(["fit_transform"]), "array-like",
+                            "sparse matrix"]})
+def make_silhouette_scorer(metric="cosine", sample_size=None, random_state=None, space=None):
+    """Make a scorer: silhouette of a clustering, without labels.
+
+    The scorer, ``scorer(estimator, X, y=None) -> float``, computes the cluster labels
+    of ``X`` and their silhouette (:func:`sklearn.metrics.silhouette_score`) in one of
+    two spaces:
+
+    - ``space=None``: the space the clusterer sees. For a Pipeline ending in a
+      clusterer, the output of all the steps but the last, ``pipeline[:-1].transform(X)``;
+      for a bare clusterer, ``X`` itself. Suited to comparing clusterers of one space
+      (``n_clusters``, the clustering algorithm).
+    - ``space`` given: one fixed space for every candidate. Needed to compare
+      candidates that change the space itself, such as an embedder's ``max_epochs``:
+      contrastive training tightens the space it produces, which raises the silhouette
+      of any clustering of it, good or bad, so the first way favours the longest
+      training. Scored in one space, each candidate is judged by its partition alone.
+      ``space`` is a transformer, such as the untuned embedder
+      ``ShuffleDivideEmbedder(model, max_epochs=0)`` (what the embedders' epoch
+      selection, ``selection="untuned-silhouette"``, scores in); the scorer fits a clone
+      of it on ``X`` once and reuses its output for every candidate scored on the same
+      ``X`` (a parallel search fits it once per process). Or an array of the space's
+      rows for the samples scored.
 
     Labels come from the clusterer's ``predict``; clusterers without ``predict``
     are scored from their fitted ``labels_``, so ``X`` must then be the data they
     were fitted on. Every distinct label is a cluster (noise labels such as ``-1``
-    included).
-
-    The silhouette is undefined with a single cluster, or with as many clusters as
-    samples: the scorer then returns -1.0, the worst silhouette, rather than
-    raising, so that a grid search goes on with the other candidates.
+    included). The silhouette is undefined with a single cluster, or with as many
+    clusters as samples: the scorer then returns -1.0, the worst silhouette, rather
+    than raising, so that a grid search goes on with the other candidates.
 
     Parameters
     ----------
@@ -266,6 +295,12 @@ def make_silhouette_scorer(metric="cosine", sample_size=None, random_state=None)
         on every call (the sample :func:`sklearn.metrics.silhouette_score` draws
         with the same arguments).
 
+    space : None, transformer or array-like of shape (n_samples, n_features), \
+            default=None
+        Where the silhouette is computed: None, the clusterer's own space; a
+        transformer (unfitted: the scorer fits a clone on ``X``); or the rows of a
+        fixed space for the ``X`` scored.
+
     Returns
     -------
     scorer : callable
@@ -276,32 +311,48 @@ def make_silhouette_scorer(metric="cosine", sample_size=None, random_state=None)
     silhouette_scorer : The scorer with the default parameters.
     sklearn.metrics.silhouette_score : The silhouette coefficient.
 
+    Notes
+    -----
+    Clustering is transductive: a grid search trains and scores on all the data, with
+    a single split ``cv=[(all_idx, all_idx)]``. With ``refit=True`` (the default),
+    :class:`~sklearn.model_selection.GridSearchCV` fits the best candidate once more
+    on all the data after the search, one more training of an embedder. To choose an
+    embedder's ``max_epochs``, its own epoch selection (``n_clusters`` set) scores
+    every epoch of a single fit in the untuned space and keeps the chosen weights: one
+    training in all, instead of one per candidate plus the refit.
+
     Examples
     --------
-    Grid-search a pipeline by silhouette, without labels: a single split trains and
-    scores on all the data.
+    A grid search over the number of SVD components: each candidate clusters a
+    different space. In its own space, one component scores best (a 1-d space splits
+    cleanly whatever the split); in a fixed space, the data standardised, the
+    candidate that finds the blobs wins.
 
     >>> import numpy as np
     >>> from sklearn.cluster import KMeans
-    >>> from sklearn.datasets import make_blobs
-    >>> from sklearn.decomposition import TruncatedSVD
+    >>> from sklearn.decomposition import PCA
     >>> from sklearn.model_selection import GridSearchCV
     >>> from sklearn.pipeline import make_pipeline
-    >>> from sklearn_shufdiv.metrics import make_silhouette_scorer
-    >>> X, _ = make_blobs(n_samples=400, centers=8 * np.eye(4, 10), random_state=0)
-    >>> pipe = make_pipeline(TruncatedSVD(n_components=5, random_state=0),
-    ...                      KMeans(n_init=4, random_state=0))
-    >>> scorer = make_silhouette_scorer(sample_size=300, random_state=0)
-    >>> scorer
-    make_silhouette_scorer(metric='cosine', sample_size=300, random_state=0)
-    >>> all_idx = np.arange(X.shape[0])
-    >>> search = GridSearchCV(pipe, {"kmeans__n_clusters": [2, 3, 4, 5, 6]},
-    ...                       scoring=scorer, cv=[(all_idx, all_idx)]).fit(X)
-    >>> search.best_params_
-    {'kmeans__n_clusters': 4}
-    >>> labels = search.predict(X)
+    >>> from sklearn.preprocessing import StandardScaler
+    >>> from sklearn_shufdiv.metrics import clustering_accuracy, make_silhouette_scorer
+    >>> rng = np.random.RandomState(0)
+    >>> y = np.repeat([0, 1, 2], 50)
+    >>> X = np.hstack([4 * np.eye(3)[y] + rng.normal(size=(150, 3)),
+    ...                rng.uniform(-5, 5, size=(150, 1))])  # a wide dimension, no blobs
+    >>> pipe = make_pipeline(PCA(random_state=0),
+    ...                      KMeans(n_clusters=3, n_init=4, random_state=0))
+    >>> grid = {"pca__n_components": [1, 4]}
+    >>> all_idx = np.arange(len(X))
+    >>> own = make_silhouette_scorer(metric="euclidean")
+    >>> fixed = make_silhouette_scorer(metric="euclidean", space=StandardScaler())
+    >>> for scorer in (own, fixed):
+    ...     search = GridSearchCV(pipe, grid, scoring=scorer, cv=[(all_idx, all_idx)]).fit(X)
+    ...     print(search.best_params_, round(clustering_accuracy(y, search.predict(X)), 2))
+    {'pca__n_components': 1} 0.39
+    {'pca__n_components': 4} 0.99
     """
-    return _SilhouetteScorer(metric=metric, sample_size=sample_size, random_state=random_state)
+    return _SilhouetteScorer(metric=metric, sample_size=sample_size, random_state=random_state,
+                             space=space)
 
 
 #: Scorer: the clustering accuracy of an estimator's clusters against ``y``
