@@ -17,7 +17,9 @@ corpus' LSA space (``lexical_weight``), which is not a transformer and is not ex
 the comparisons use ``lexical_weight=0``. transformers and sentence-transformers (as used
 here) read each document's first ``max_length`` tokens, whereas the embedder reads
 documents whole by default, as windows of ``max_length`` tokens (``max_windows``); they
-are compared with it truncating (``max_windows=1``).
+are compared with it truncating (``max_windows=1``). The export holds the float32
+weights, and the comparisons embed in float32 (``inference_dtype="float32"``; by default
+the embedder embeds in bfloat16 where the CPU computes in it natively).
 """
 
 import tempfile
@@ -34,8 +36,9 @@ from _shared import SETTINGS, load_corpus, model_name_or_path
 documents, _, _ = load_corpus()
 embedder = ShuffleDivideEmbedder(model_name_or_path(), random_state=0, verbose=0, **SETTINGS)
 embedder.fit(documents)
-# Both read when transform is called, so no refit is needed: the encoder alone,
-expected = embedder.set_params(lexical_weight=0).transform(documents)  # L2-normalised
+# All read when transform is called, so no refit is needed: the encoder alone, in float32,
+expected = embedder.set_params(lexical_weight=0, inference_dtype="float32").transform(
+    documents)  # L2-normalised
 truncated = embedder.set_params(max_windows=1).transform(documents)  # ... and truncating
 embedder.set_params(max_windows=ShuffleDivideEmbedder().max_windows)
 
@@ -58,7 +61,8 @@ with tempfile.TemporaryDirectory() as tmp:
 
     # 2. This package: the exported directory as a model, untouched (max_epochs=0).
     reloaded = ShuffleDivideEmbedder(path, max_epochs=0, max_length=SETTINGS["max_length"],
-                                     lexical_weight=0, verbose=0).fit(documents)
+                                     lexical_weight=0, inference_dtype="float32",
+                                     verbose=0).fit(documents)
     print("model_name_or_path matches:",
           np.allclose(reloaded.transform(documents), expected, atol=1e-4))
 

@@ -18,6 +18,7 @@ import pytest
 from conftest import TOPICS
 
 from sklearn_shufdiv.__main__ import main
+from sklearn_shufdiv.embedders._precision import cpu_has_bfloat16
 
 TOPIC_NAMES = list(TOPICS)
 
@@ -119,8 +120,51 @@ def test_a_frozen_report_lists_no_training_settings(tmp_path, tiny_bert_path, co
                                   "--report", report, "--method", "frozen", "--model",
                                   tiny_bert_path, "--max-length", 32, "--quiet"]]) == 0
     settings = json.loads(report.read_text())["settings"]
+    dtype = "bfloat16" if cpu_has_bfloat16() else "float32"  # what "auto" chooses here
     assert settings == {"device": "cpu", "max_length": 32, "max_windows": 16,
-                        "lexical_weight": 0.5, "lexical_weight_used": 0.5, "seed": 0}
+                        "lexical_weight": 0.5, "lexical_weight_used": 0.5,
+                        "inference_dtype": "auto", "inference_dtype_used": dtype, "seed": 0}
+
+
+def test_inference_dtype_on_the_command_line(capsys, tmp_path, tiny_bert_path, corpus,
+                                             monkeypatch):
+    from sklearn_shufdiv.embedders import _precision
+
+    docs = tmp_path / "docs.txt"
+    docs.write_text("\n".join(corpus[0][::3]) + "\n", encoding="utf-8")
+    common = ["cluster", docs, "-k", 4, "--method", "frozen", "--model", tiny_bert_path,
+              "--max-length", 32]
+    status, out, err = run(capsys, *common, "-o", tmp_path / "o.csv", "--report",
+                           tmp_path / "r.json", "--inference-dtype", "float32")
+    assert status == 0, err
+    assert re.search(r"^precision:\s+float32$", out, re.M)
+    settings = json.loads((tmp_path / "r.json").read_text())["settings"]
+    assert (settings["inference_dtype"], settings["inference_dtype_used"]) == ("float32",
+                                                                               "float32")
+    # A precision the machine cannot run: one line that names the option, before any work.
+    monkeypatch.setattr(_precision, "cpu_has_bfloat16", lambda: False)
+    status, out, err = run(capsys, *common, "-o", tmp_path / "p.csv", "--inference-dtype",
+                           "bfloat16")
+    assert status == 2 and "inference_dtype='bfloat16': this CPU has no bfloat16" in err
+    assert not (tmp_path / "p.csv").exists()
+    status, out, err = run(capsys, *common, "-o", tmp_path / "q.csv", "--quiet")
+    assert status == 0, err
+    assert re.search(r"^precision:\s+float32 \(--inference-dtype auto\)$", out, re.M)
+
+
+def test_the_parsers_inference_dtypes_are_the_embedders():
+    from sklearn_shufdiv._cli._parser import (
+        DEFAULT_INFERENCE_DTYPE,
+        INFERENCE_DTYPES,
+        build_parser,
+    )
+    from sklearn_shufdiv.embedders import ShuffleDivideEmbedder, TfidfPositiveEmbedder
+    from sklearn_shufdiv.embedders._precision import INFERENCE_DTYPE_OPTIONS
+
+    assert INFERENCE_DTYPES == INFERENCE_DTYPE_OPTIONS
+    for cls in (ShuffleDivideEmbedder, TfidfPositiveEmbedder):
+        assert cls().inference_dtype == DEFAULT_INFERENCE_DTYPE
+    assert build_parser().parse_args(["demo"]).inference_dtype == DEFAULT_INFERENCE_DTYPE
 
 
 def test_objective_on_the_command_line(capsys, tmp_path, tiny_bert_path, corpus):
@@ -184,7 +228,8 @@ def _settings():
 def _args(**given):
     return Namespace(**{"device": "auto", "max_length": None, "max_windows": 16,
                         "lexical_weight": 0.5, "batch_size": None,
-                        "max_epochs": None, "objective": "nt-xent", **given})
+                        "max_epochs": None, "objective": "nt-xent",
+                        "inference_dtype": "auto", **given})
 
 
 def test_cpu_and_gpu_defaults(_settings):
@@ -205,7 +250,7 @@ def test_the_probe_reads_the_models_limit_and_device(tiny_bert_path, corpus, mon
     from sklearn_shufdiv._cli import CLIError
     from sklearn_shufdiv._cli._pipeline import fit_probe
 
-    args = Namespace(model=tiny_bert_path, device="cpu")
+    args = Namespace(model=tiny_bert_path, device="cpu", inference_dtype="auto")
     probe = fit_probe(args, corpus[0])
     assert (probe.net_.max_length, probe.net_.device) == (64, "cpu")  # the tiny BERT's
     assert probe.best_epoch_ == 0 and probe.lexical_ is None
@@ -216,7 +261,8 @@ def test_the_probe_reads_the_models_limit_and_device(tiny_bert_path, corpus, mon
     with pytest.raises(CLIError, match="max_length=65 is above what the model"):
         fit_probe(args, corpus[0], max_length=65)
     with pytest.raises(CLIError, match="Unknown device 'gpu0'"):
-        fit_probe(Namespace(model=tiny_bert_path, device="gpu0"), corpus[0])
+        fit_probe(Namespace(model=tiny_bert_path, device="gpu0", inference_dtype="auto"),
+                  corpus[0])
 
 
 def test_estimate_adds_up(_settings):

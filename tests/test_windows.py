@@ -101,8 +101,9 @@ def test_pooling_weights_the_windows_by_their_tokens():
 # -- the estimators read whole documents ------------------------------------------------
 # The encoder's embeddings alone (lexical_weight=0): these tests compare them with direct
 # computations of the windows' hidden states.
+# The untuned encoder in float32: compared with transformers' own float32 forward pass.
 FROZEN = dict(max_epochs=0, max_length=16, mini_batch_size=4, verbose=0, random_state=0,
-              normalize=False, lexical_weight=0)
+              normalize=False, lexical_weight=0, inference_dtype="float32")
 
 
 def _direct(transformer, token_ids):

@@ -14,6 +14,9 @@ DEFAULT_LEXICAL_WEIGHT = 0.5
 #: The names the embedders' ``objective`` takes, and its default (kept equal by a test).
 OBJECTIVES = ("nt-xent", "prototype", "cluster-negatives")
 DEFAULT_OBJECTIVE = "nt-xent"
+#: The values of the embedders' ``inference_dtype``, and its default (kept equal by a test).
+INFERENCE_DTYPES = ("auto", "float32", "bfloat16", "int8")
+DEFAULT_INFERENCE_DTYPE = "auto"
 CORPORA = ("bbc", "bbcsport", "20news", "reuters")
 
 _DESCRIPTION = """\
@@ -94,6 +97,12 @@ def _add_model_options(parser):
                             "installed, else bert-base-uncased)")
     group.add_argument("--device", default="auto",
                        help="auto (CUDA when available), cpu, cuda or cuda:N (default: auto)")
+    group.add_argument("--inference-dtype", choices=INFERENCE_DTYPES,
+                       default=DEFAULT_INFERENCE_DTYPE,
+                       help="precision of embedding: auto (bfloat16 on a GPU or a CPU with "
+                            "bfloat16 instructions, else float32), float32, bfloat16, or "
+                            "int8 (ONNX Runtime, CPU only; faster, less exact) "
+                            f"(default: {DEFAULT_INFERENCE_DTYPE})")
     group.add_argument("--max-epochs", type=_int_at_least(0), metavar="N",
                        help="training epochs (default: 1 on a CPU, 3 on a GPU)")
     group.add_argument("--batch-size", type=_int_at_least(2), metavar="N",

@@ -59,6 +59,9 @@ class RunResult:
     lexical_weight : float or None
         The weight of the words the embeddings have (``lexical_weight_``: with "auto",
         the one chosen).
+    inference_dtype : str or None
+        The precision the documents were embedded in (``inference_dtype_``: with "auto",
+        the one chosen).
     scored_documents : int or None
         How many documents the epoch selection clustered (None: no selection).
     acc, ami : float or None
@@ -76,6 +79,7 @@ class RunResult:
     scored_documents: int | None = None
     criterion: str | None = None
     lexical_weight: float | None = None
+    inference_dtype: str | None = None
     acc: float | None = None
     ami: float | None = None
 
@@ -99,15 +103,15 @@ def fit_probe(args, texts, max_length=None):
     """The untuned encoder of ``--model`` on ``--device``, as an embedder fitted without
     training, to plan the run: its ``max_length`` (None: the model's limit, which the
     fitted net reads in), its device, and its speed (one window a document, the encoder
-    alone, in batches of :data:`~._settings.TIMING_SAMPLE`). A bad model, device or
-    ``max_length`` fails here, before any work."""
+    alone, in batches of :data:`~._settings.TIMING_SAMPLE`, in ``--inference-dtype``). A
+    bad model, device, ``max_length`` or inference dtype fails here, before any work."""
     probe = ShuffleDivideEmbedder(args.model or default_model(), max_length=max_length,
                                   max_windows=1, lexical_weight=0, max_epochs=0,
                                   mini_batch_size=TIMING_SAMPLE, device=args.device,
-                                  verbose=0)
+                                  inference_dtype=args.inference_dtype, verbose=0)
     try:
         return probe.fit(texts[:1])
-    except (OSError, ValueError) as exc:
+    except (OSError, ValueError, ImportError) as exc:
         raise CLIError(str(exc)) from exc
 
 
@@ -177,7 +181,7 @@ def make_embedder(args, settings, method, n_clusters, *, select=True):
     """
     params = {"max_length": settings.max_length, "max_windows": settings.max_windows,
               "lexical_weight": settings.lexical_weight,
-              "device": settings.device,
+              "device": settings.device, "inference_dtype": settings.inference_dtype,
               "batch_size": settings.batch_size, "random_state": args.seed,
               "verbose": 0 if args.quiet else 1}
     if method == "frozen":
@@ -290,7 +294,8 @@ def embed_and_cluster(args, settings, texts, n_clusters, *, method, select=True,
                        embeddings=embeddings, history=list(embedder.history_),
                        scored_documents=None if indices is None else len(indices),
                        criterion=criterion_words(embedder) if embedder.n_clusters else None,
-                       lexical_weight=embedder.lexical_weight_)
+                       lexical_weight=embedder.lexical_weight_,
+                       inference_dtype=embedder.inference_dtype_)
     if labels is not None:
         labels = np.asarray(labels)
         result.acc = float(clustering_accuracy(labels, clusters))

@@ -13,7 +13,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..embedders import ShuffleDivideEmbedder
-from ._parser import DEFAULT_LEXICAL_WEIGHT, DEFAULT_MAX_WINDOWS, DEFAULT_OBJECTIVE
+from ._parser import (
+    DEFAULT_INFERENCE_DTYPE,
+    DEFAULT_LEXICAL_WEIGHT,
+    DEFAULT_MAX_WINDOWS,
+    DEFAULT_OBJECTIVE,
+)
 
 #: Settings for a CPU: those of the README's CPU results (benchmarks/README.md).
 CPU_SETTINGS = {"max_length": 128, "batch_size": 64, "max_epochs": 1}
@@ -43,6 +48,7 @@ class Settings:
     max_windows: object = DEFAULT_MAX_WINDOWS
     lexical_weight: object = DEFAULT_LEXICAL_WEIGHT
     objective: str = DEFAULT_OBJECTIVE
+    inference_dtype: str = DEFAULT_INFERENCE_DTYPE
 
     def describe(self, training=True):
         """In words; without ``training`` (the frozen method), the length alone."""
@@ -74,7 +80,7 @@ def choose_settings(args, device, limit):
     ----------
     args : argparse.Namespace
         With ``max_length``, ``batch_size``, ``max_epochs`` (None: not given),
-        ``max_windows``, ``lexical_weight`` and ``objective``.
+        ``max_windows``, ``lexical_weight``, ``objective`` and ``inference_dtype``.
     device : str
         The device the run uses (``--device`` resolved: "cpu", "cuda", "cuda:N").
     limit : int
@@ -95,7 +101,8 @@ def choose_settings(args, device, limit):
                    for name, value in given.items() if value is None)
     values = {name: defaults[name] if value is None else value for name, value in given.items()}
     return Settings(device, from_device=chosen, max_windows=args.max_windows,
-                    lexical_weight=args.lexical_weight, objective=args.objective, **values)
+                    lexical_weight=args.lexical_weight, objective=args.objective,
+                    inference_dtype=args.inference_dtype, **values)
 
 
 def _token_lengths(tokenizer, texts, cap, seed):

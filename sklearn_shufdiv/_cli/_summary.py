@@ -113,6 +113,8 @@ def summary_lines(corpus, result, args, settings, descriptions, paths):
     if settings.lexical_weight == "auto":
         lines.append(f"words:        weighted {result.lexical_weight:g} (--lexical-weight "
                      "auto: chosen by the clusters; 0.5 with --no-select-epoch)")
+    chosen = " (--inference-dtype auto)" if settings.inference_dtype == "auto" else ""
+    lines.append(f"precision:    {result.inference_dtype}{chosen}")
     lines += [
         f"epoch:        {epoch_text(result)}",
         f"clusters:     {args.n_clusters}",
@@ -141,7 +143,9 @@ def report_settings(result, args, settings):
     it has no batch size, epochs or objective)."""
     used = {"device": settings.device, "max_length": settings.max_length,
             "max_windows": settings.max_windows, "lexical_weight": settings.lexical_weight,
-            "lexical_weight_used": result.lexical_weight}
+            "lexical_weight_used": result.lexical_weight,
+            "inference_dtype": settings.inference_dtype,
+            "inference_dtype_used": result.inference_dtype}
     if args.method != "frozen":
         used.update(batch_size=settings.batch_size, max_epochs=settings.max_epochs,
                     objective=settings.objective)

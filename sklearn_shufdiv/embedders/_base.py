@@ -31,6 +31,7 @@ from ._lexical import FusedSpace, LexicalSpace, join_words, resolve_lexical_weig
 from ._loading import checked_max_length, load_encoder
 from ._objectives import OBJECTIVES, Objective, resolve_objective
 from ._positives import content_keys
+from ._precision import INFERENCE_DTYPE_OPTIONS, resolve_inference_dtype
 from ._pseudo_labels import PseudoLabels
 from ._selection import EpochSelection
 from ._training import (
@@ -69,6 +70,7 @@ class BaseContrastiveEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         "selection_sample_size": [Interval(Integral, 2, None), None],
         "normalize": ["boolean"],
         "device": [str],
+        "inference_dtype": [Options(set(INFERENCE_DTYPE_OPTIONS))],
         "checkpoint_dir": [str, Path, None],
         "random_state": ["random_state"],
         "verbose": [Interval(Integral, 0, None), "boolean"],
@@ -180,6 +182,7 @@ class BaseContrastiveEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
             rng.randint(np.iinfo(np.int32).max))
         rank, world_size = rank_and_world()
         fit = FitState(documents, resolve_device(self.device), seed, rank, world_size)
+        self.inference_dtype_ = resolve_inference_dtype(self.inference_dtype, fit.device)
         if self.batch_size < 2 * world_size:
             raise ValueError(f"batch_size={self.batch_size} leaves fewer than 2 pairs for each "
                              f"of the {world_size} processes; raise it.")
@@ -237,7 +240,7 @@ class BaseContrastiveEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
             encoder.to(fit.device), tokenizer=tokenizer,
             max_length=max_length, max_windows=self.max_windows,
             mini_batch_size=resolve_mini_batch_size(self.mini_batch_size, fit.device),
-            amp_dtype=torch.bfloat16,
+            amp_dtype=torch.bfloat16, inference_dtype=self.inference_dtype_,
             criterion=CrossProcessLoss(loss) if fit.world_size > 1 else loss,
             lr=self.learning_rate, optimizer__weight_decay=self.weight_decay,
             max_epochs=self.max_epochs,
@@ -315,10 +318,10 @@ class BaseContrastiveEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
 
         Notes
         -----
-        ``max_windows`` and ``lexical_weight`` are read when ``transform`` is called:
-        ``set_params(max_windows=...)`` on a fitted embedder changes how it reads the
-        documents without fitting again, and ``set_params(lexical_weight=0)`` returns the
-        encoder's embeddings alone.
+        ``max_windows``, ``lexical_weight`` and ``inference_dtype`` are read when
+        ``transform`` is called: ``set_params(max_windows=...)`` on a fitted embedder
+        changes how it reads the documents without fitting again, and
+        ``set_params(lexical_weight=0)`` returns the encoder's embeddings alone.
         """
         check_is_fitted(self)
         validate_estimator_params(self)
@@ -331,8 +334,10 @@ class BaseContrastiveEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
                 "lexical_weight to use.")
         words = self.lexical_ is not None and uses_words(self.lexical_weight)
         lexical = self.lexical_.transform(documents) if words else None
+        dtype = resolve_inference_dtype(self.inference_dtype, self.net_.device)
         return self._postprocess(self.net_.embed(
-            documents, verbose=self.verbose, max_windows=self.max_windows), lexical)
+            documents, verbose=self.verbose, max_windows=self.max_windows,
+            inference_dtype=dtype), lexical)
 
     def _postprocess(self, embeddings, lexical):
         """``transform``'s output from the encoder's embeddings and the documents'

@@ -61,6 +61,12 @@ normalize : bool, default=True
     L2-normalise the output of ``transform`` (always so with ``lexical_weight`` above 0).
 device : str, default="auto"
     "auto" (CUDA when available, else CPU), "cpu", "cuda" or "cuda:N".
+inference_dtype : {"auto", "float32", "bfloat16", "int8"}, default="auto"
+    The precision the encoder embeds in (``transform`` and the epoch selection);
+    the trained and exported weights stay float32. "auto" is "bfloat16" where the
+    device computes in it natively (a GPU, or a CPU with AVX-512 BF16 or AMX), else
+    "float32"; "int8" (ONNX Runtime, CPU only) is faster and less exact. See
+    :ref:`performance`.
 checkpoint_dir : str or path-like, default=None
     Save the fit after every epoch there; calling ``fit`` again with the same
     parameters, documents and model resumes it. See :ref:`checkpoints`.
@@ -105,6 +111,9 @@ lexical_ : LexicalSpace or None
     The corpus' LSA space that ``transform`` appends, None when ``lexical_weight=0``.
 lexical_weight_ : float
     The weight of the words the fit used: ``lexical_weight``, or the one "auto"
+    chose.
+inference_dtype_ : str
+    The precision the fit embedded in: ``inference_dtype``, or the one "auto"
     chose."""
 
 

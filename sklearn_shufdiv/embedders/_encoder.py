@@ -14,6 +14,7 @@ from tqdm.auto import tqdm
 
 from ._batching import padded_groups
 from ._device import autocast_context
+from ._precision import check_inference_dtype, inference_encoder
 from ._windows import cut_windows, pool_windows
 
 
@@ -39,12 +40,14 @@ class MeanPoolingEncoder(nn.Module):
         hidden = self.transformer(
             input_ids=input_ids, attention_mask=attention_mask
         ).last_hidden_state
+        if hidden.dtype in (torch.bfloat16, torch.float16):  # pooled in float32
+            hidden = hidden.float()
         mask = attention_mask.unsqueeze(-1).to(hidden.dtype)
         return (hidden * mask).sum(dim=1) / mask.sum(dim=1).clamp(min=1.0)
 
 
 def encode(encoder, tokenizer, texts, *, max_length, batch_size, device, amp_dtype=None,
-           max_windows=1, verbose=0):
+           dtype="float32", max_windows=1, verbose=0):
     """Embed ``texts`` whole: each is cut into windows of at most ``max_length`` tokens
     (:func:`~._windows.cut_windows`), the windows of all texts are embedded in
     length-sorted batches with dynamic padding, in inference mode, and each text's
@@ -54,26 +57,35 @@ def encode(encoder, tokenizer, texts, *, max_length, batch_size, device, amp_dty
     ``batch_size`` counts windows. The pooling is computed in float64, so that a text of
     one window gets exactly that window's embedding.
 
+    ``dtype`` is the precision of the encoder's arithmetic: ``"float32"`` (with
+    ``amp_dtype``, autocast to it), or ``"bfloat16"`` or ``"int8"``, run by a copy of the
+    encoder in that precision (:func:`~._precision.inference_encoder`: made once per state
+    of the weights, which stay float32).
+
     Returns
     -------
     embeddings : numpy.ndarray of shape (len(texts), dim), float32, in the order of ``texts``.
     """
+    check_inference_dtype(dtype, device, name="dtype")
     windows = cut_windows(tokenizer, texts, max_length, max_windows=max_windows)
+    if not windows.token_ids:
+        return np.empty((0, encoder.dim), dtype=np.float32)
     batches, order = padded_groups(windows.token_ids, batch_size, tokenizer.pad_token_id,
                                    device)
     was_training = encoder.training
     encoder.eval()
     outputs = []
     try:
-        with torch.inference_mode(), autocast_context(device, amp_dtype):
+        with torch.no_grad():
+            model = inference_encoder(encoder, dtype, device)
+        autocast = autocast_context(device, amp_dtype if dtype == "float32" else None)
+        with torch.inference_mode(), autocast:
             for input_ids, attention_mask in tqdm(
                 batches, desc="embedding", unit="batch", disable=not verbose, leave=False
             ):
-                outputs.append(encoder(input_ids, attention_mask).float().cpu())
+                outputs.append(model(input_ids, attention_mask).float().cpu())
     finally:
         encoder.train(was_training)
-    if not outputs:
-        return np.empty((0, encoder.dim), dtype=np.float32)
     embeddings = torch.empty((len(order), encoder.dim), dtype=torch.float64)
     embeddings[torch.as_tensor(order)] = torch.cat(outputs).double()
     return pool_windows(embeddings, windows).float().numpy()

@@ -157,7 +157,12 @@ class ContrastiveNet(NeuralNet):
         Windows per embedded document (:meth:`embed`) at most; None reads it whole.
         Training views are truncated at ``max_length``.
     amp_dtype : torch.dtype or None
-        Autocast dtype on CUDA (bf16); the CPU always computes in float32.
+        Autocast dtype of training on CUDA (bf16).
+    cpu_amp_dtype : torch.dtype or None, default=None
+        Autocast dtype of training on the CPU (``torch.bfloat16`` on a CPU with bfloat16
+        instructions); None computes in float32.
+    inference_dtype : {"float32", "bfloat16", "int8"}, default="float32"
+        The precision :meth:`embed` computes in (see ``_precision``).
 
     The optimizer defaults to ``torch.optim.AdamW``, fused where torch has a fused kernel
     for the device. The criterion (default :class:`~._loss.NTXentLoss`; an objective's
@@ -167,7 +172,7 @@ class ContrastiveNet(NeuralNet):
     """
 
     def __init__(self, module, *, tokenizer, max_length, mini_batch_size, amp_dtype=None,
-                 max_windows=1, **kwargs):
+                 cpu_amp_dtype=None, inference_dtype="float32", max_windows=1, **kwargs):
         kwargs.setdefault("criterion", NTXentLoss)
         kwargs.setdefault("optimizer", torch.optim.AdamW)
         kwargs.setdefault("train_split", None)
@@ -179,6 +184,8 @@ class ContrastiveNet(NeuralNet):
         self.max_length = max_length
         self.mini_batch_size = mini_batch_size
         self.amp_dtype = amp_dtype
+        self.cpu_amp_dtype = cpu_amp_dtype
+        self.inference_dtype = inference_dtype
         self.max_windows = max_windows
 
     @property
@@ -275,22 +282,28 @@ class ContrastiveNet(NeuralNet):
             if hasattr(callback, "on_views_done"):
                 callback.on_views_done(self, n_views=n_views)
 
-    def embed(self, texts, batch_size=None, verbose=0, **windows):
+    def embed(self, texts, batch_size=None, verbose=0, **settings):
         """Embeddings of ``texts`` by the current weights (float32 numpy array).
 
-        ``max_windows`` may be passed to override the net's.
+        ``max_windows`` and ``inference_dtype`` may be passed to override the net's.
         """
-        windows = {"max_windows": self.max_windows, **windows}
+        settings = {"max_windows": self.max_windows,
+                    "inference_dtype": getattr(self, "inference_dtype", "float32"),
+                    **settings}
         return encode(
             self.module_, self.tokenizer, texts, max_length=self.max_length,
             batch_size=batch_size or self.mini_batch_size, device=self.device,
-            amp_dtype=self.autocast_dtype, verbose=verbose, **windows,
+            dtype=settings.pop("inference_dtype"), verbose=verbose, **settings,
         )
 
     @property
     def autocast_dtype(self):
-        """``amp_dtype`` on CUDA; None (float32) elsewhere, e.g. after unpickling on a CPU."""
-        return self.amp_dtype if torch.device(self.device).type == "cuda" else None
+        """``amp_dtype`` on CUDA, ``cpu_amp_dtype`` on the CPU (also for a net trained on
+        CUDA and unpickled on a CPU), None (float32) elsewhere."""
+        device_type = torch.device(self.device).type
+        if device_type == "cuda":
+            return self.amp_dtype
+        return getattr(self, "cpu_amp_dtype", None) if device_type == "cpu" else None
 
 
 class SetEpochViews(Callback):

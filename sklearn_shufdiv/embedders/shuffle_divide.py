@@ -68,7 +68,8 @@ class ShuffleDivideEmbedder(BaseContrastiveEmbedder):
                  objective="nt-xent", temperature=0.2, learning_rate=3e-5, weight_decay=0.01,
                  batch_size=320, mini_batch_size="auto", max_epochs=3, n_clusters=None,
                  selection="untuned-silhouette", selection_sample_size=5000, normalize=True,
-                 device="auto", checkpoint_dir=None, random_state=None, verbose=1,
+                 device="auto", inference_dtype="auto",
+                 checkpoint_dir=None, random_state=None, verbose=1,
                  callbacks=None, min_sentences=4, sentence_splitter="auto"):
         self.model_name_or_path = model_name_or_path
         self.max_length = max_length
@@ -87,6 +88,7 @@ class ShuffleDivideEmbedder(BaseContrastiveEmbedder):
         self.selection_sample_size = selection_sample_size
         self.normalize = normalize
         self.device = device
+        self.inference_dtype = inference_dtype
         self.checkpoint_dir = checkpoint_dir
         self.random_state = random_state
         self.verbose = verbose
