@@ -21,7 +21,7 @@ Usage (from the repository root; the frozen embeddings come from the cache that
 ``_corpora.py`` fills)::
 
     OMP_NUM_THREADS=1 python benchmarks/bench_n_clusters.py [--corpora bbc,reuters]
-        [--seeds 5] [--criteria silhouette,eigengap,stability,gap]
+        [--seeds 5] [--criteria stability,jump,...] [--resume]
 """
 
 import argparse
@@ -103,7 +103,7 @@ def run_corpus(X, y, criteria, seeds, out=None):
                          "k_ok": bool(within_goal(k, true_k)),
                          "scores": {key: np.asarray(value).tolist()
                                     for key, value in scores.items()
-                                    if isinstance(value, np.ndarray)}})
+                                    if isinstance(value, np.ndarray | float)}})
             print(f"    {criterion:<11} seed {seed}: k={k:>2} ACC {acc:.3f} AMI {ami:.3f} "
                   f"(true k: {reference['ami']:.3f}), {choose_time:.1f} s = "
                   f"{choose_time / reference['fit_s']:.1f}x one fit", flush=True)
@@ -164,22 +164,27 @@ def main():
     parser.add_argument("--criteria", default=",".join(K_SELECTIONS),
                         help=f"comma-separated, of {', '.join(K_SELECTIONS)}")
     parser.add_argument("--resume", action="store_true",
-                        help="keep the corpora and criteria already in n_clusters.json "
-                             "(same --seeds), measure the others")
+                        help="skip the criteria already in n_clusters.json; without it they "
+                             "are measured again (the corpora and criteria not named are kept "
+                             "either way)")
     args = parser.parse_args()
     criteria = [c.strip() for c in args.criteria.split(",") if c.strip()]
     unknown = sorted(set(criteria) - set(K_SELECTIONS))
     if unknown:
         raise SystemExit(f"--criteria: unknown {', '.join(unknown)}")
     results = {"seeds": args.seeds, "lexical_weight": LEXICAL_WEIGHT, "corpora": {}}
-    if args.resume and (RESULTS / "n_clusters.json").is_file():
+    if (RESULTS / "n_clusters.json").is_file():
         results = json.loads((RESULTS / "n_clusters.json").read_text())
         if results["seeds"] != args.seeds:
-            raise SystemExit(f"--resume: n_clusters.json has {results['seeds']} seeds")
+            raise SystemExit(f"n_clusters.json has {results['seeds']} seeds, not {args.seeds}: "
+                             "move it away to start afresh")
     for name, (docs, y, _) in load_corpora(args).items():
         earlier = results["corpora"].get(name)
-        if earlier and all(c in earlier["criteria"] for c in criteria):
+        if earlier and args.resume and all(c in earlier["criteria"] for c in criteria):
             continue
+        if earlier and not args.resume:
+            for criterion in criteria:  # measured again; the other criteria are kept
+                earlier["criteria"].pop(criterion, None)
         print(f"== {name}: {len(docs)} documents, {len(np.unique(y))} classes", flush=True)
         X = default_space(name, docs)
         results["corpora"][name] = run_corpus(X, y, criteria, args.seeds, earlier)
