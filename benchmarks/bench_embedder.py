@@ -49,7 +49,7 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
-DATA_HOME = "/work/shared/data/scikit_learn_data"
+DATA_HOME = None  # scikit-learn's data home: SCIKIT_LEARN_DATA, else its default
 RESULTS = Path(__file__).resolve().parent / "results"
 TEMPERATURE = 0.1  # ours; sentence-transformers' scale is 1 / temperature
 LEARNING_RATE, WEIGHT_DECAY = 3e-5, 0.01
@@ -168,7 +168,7 @@ def non_embedding_parameters(encoder):
 def engine_plan(net, texts):
     """Token counts of the net's training step on ``texts`` (its own plan of mini-batches,
     at its ``max_length`` and ``mini_batch_size``): real, padded, and those run twice."""
-    batches, _, keep, _ = net.mini_batches(texts)
+    batches, _, keep = net.mini_batches(texts)
     real = [int(mask.sum()) for _, mask in batches]
     return dict(real_tokens=sum(real), padded_tokens=sum(ids.numel() for ids, _ in batches),
                 mini_batches=len(batches), kept_graphs=keep,
@@ -526,7 +526,9 @@ def main(argv=None):
     parser.add_argument("--quick", action="store_true", help="a small run (a few minutes)")
     parser.add_argument("--repeat", type=int, default=None, help="runs per measurement")
     parser.add_argument("--device", default="cpu")
-    parser.add_argument("--data-home", default=DATA_HOME)
+    parser.add_argument("--data-home", default=DATA_HOME,
+                        help="scikit-learn data home (default: SCIKIT_LEARN_DATA, else "
+                             "scikit-learn's own)")
     parser.add_argument("--out", default=None, help="JSON output path")
     parser.add_argument("--threads", type=int, default=None,
                         help="torch intra-op threads (default: torch's, one per core)")

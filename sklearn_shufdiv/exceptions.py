@@ -1,6 +1,6 @@
 """The exceptions the package raises beyond Python's and scikit-learn's own."""
 
-__all__ = ["InvalidParameterError"]
+__all__ = ["FitInterruptedWarning", "InvalidParameterError"]
 
 
 class InvalidParameterError(ValueError, TypeError):
@@ -23,3 +23,9 @@ class InvalidParameterError(ValueError, TypeError):
     >>> issubclass(InvalidParameterError, ValueError), issubclass(InvalidParameterError, TypeError)
     (True, True)
     """
+
+
+class FitInterruptedWarning(RuntimeWarning):
+    """An embedder's ``fit`` was interrupted (Ctrl-C) and returned the model of its
+    completed epochs (``best_epoch_`` and ``history_`` say which); with a
+    ``checkpoint_dir``, calling ``fit`` again resumes it."""

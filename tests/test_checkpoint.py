@@ -13,7 +13,7 @@ import pytest
 import torch
 from sklearn.model_selection import GridSearchCV
 
-from sklearn_shufdiv.embedders import ShuffleDivideEmbedder
+from sklearn_shufdiv.embedders import ClusterNegatives, ProtoNCE, ShuffleDivideEmbedder
 
 PARAMS = dict(max_epochs=3, batch_size=8, mini_batch_size=6, max_length=32, random_state=0,
               verbose=0, n_clusters=4)
@@ -21,15 +21,15 @@ PARAMS = dict(max_epochs=3, batch_size=8, mini_batch_size=6, max_length=32, rand
 
 @pytest.mark.parametrize("extra", [{"selection": "silhouette"},
                                    {"selection": "untuned-silhouette"},
-                                   {"prototype_weight": 1.0},
-                                   {"prototype_weight": 1.0, "pseudo_clusters": 6,
-                                    "pseudo_fraction": 0.5}])
+                                   {"objective": "prototype"},
+                                   {"objective": ProtoNCE(n_pseudo_clusters=6, fraction=0.5)},
+                                   {"objective": ClusterNegatives("positive", 6, 0.5)}])
 def test_interrupted_fit_resumes_to_the_same_result(tiny_bert_path, corpus, tmp_path,
                                                     interrupt_at, extra):
     # The untuned silhouette scores every epoch in epoch 0's space, which the
     # checkpoint carries: resumed at epoch 2, epoch 3 is scored as without the stop.
-    # The prototype term's centres of epoch 2 are in the checkpoint too, and with
-    # pseudo_clusters the over-clustering they are the centres of.
+    # A cluster-aware objective's pseudo-labels of epoch 2 (and the prototype term's
+    # centers) are in the checkpoint too, over-clustered and cut as they were trained on.
     docs, _ = corpus
     params = {**PARAMS, **extra}
     whole = ShuffleDivideEmbedder(tiny_bert_path, **params).fit(docs)
@@ -75,6 +75,22 @@ def test_a_checkpoint_of_another_fit_is_refused(tiny_bert_path, corpus, tmp_path
     # More epochs continue the same fit.
     longer = ShuffleDivideEmbedder(tiny_bert_path, checkpoint_dir=tmp_path,
                                    **{**params, "max_epochs": 2}).fit(docs)
+    assert [row["epoch"] for row in longer.history_] == [0, 1, 2]
+
+
+def test_a_checkpoint_of_another_objective_is_refused(tiny_bert_path, corpus, tmp_path):
+    docs, _ = corpus
+    params = {**PARAMS, "max_epochs": 1}
+    ShuffleDivideEmbedder(tiny_bert_path, checkpoint_dir=tmp_path, objective=ProtoNCE(),
+                          **params).fit(docs)
+    for other in ("nt-xent", ProtoNCE(weight=0.5), "cluster-negatives"):
+        with pytest.raises(ValueError, match="objective was .*ProtoNCE.*, now"):
+            ShuffleDivideEmbedder(tiny_bert_path, checkpoint_dir=tmp_path, objective=other,
+                                  **params).fit(docs)
+    # The name of the same objective resumes it.
+    longer = ShuffleDivideEmbedder(tiny_bert_path, checkpoint_dir=tmp_path,
+                                   objective="prototype", **{**params, "max_epochs": 2}
+                                   ).fit(docs)
     assert [row["epoch"] for row in longer.history_] == [0, 1, 2]
 
 

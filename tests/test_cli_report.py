@@ -18,7 +18,6 @@ import pytest
 from conftest import TOPICS
 
 from sklearn_shufdiv.__main__ import main
-from sklearn_shufdiv.embedders import load_encoder
 
 TOPIC_NAMES = list(TOPICS)
 
@@ -112,6 +111,49 @@ def test_plot_is_written(described):
     assert paths["plot"].read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+def test_a_frozen_report_lists_no_training_settings(tmp_path, tiny_bert_path, corpus):
+    docs = tmp_path / "docs.txt"
+    docs.write_text("\n".join(corpus[0][::3]) + "\n", encoding="utf-8")
+    report = tmp_path / "r.json"
+    assert main([str(a) for a in ["cluster", docs, "-k", 4, "-o", tmp_path / "o.csv",
+                                  "--report", report, "--method", "frozen", "--model",
+                                  tiny_bert_path, "--max-length", 32, "--quiet"]]) == 0
+    settings = json.loads(report.read_text())["settings"]
+    assert settings == {"device": "cpu", "max_length": 32, "max_windows": 16,
+                        "lexical_weight": 0.5, "lexical_weight_used": 0.5, "seed": 0}
+
+
+def test_objective_on_the_command_line(capsys, tmp_path, tiny_bert_path, corpus):
+    docs = tmp_path / "docs.txt"
+    docs.write_text("\n".join(corpus[0][::3]) + "\n", encoding="utf-8")
+    common = ["cluster", docs, "-k", 4, "--model", tiny_bert_path, "--max-epochs", 1,
+              "--batch-size", 8, "--max-length", 32, "--objective", "prototype"]
+    status, out, err = run(capsys, *common, "-o", tmp_path / "o.csv", "--report",
+                           tmp_path / "r.json")
+    assert status == 0, err
+    assert re.search(r"^settings: .*, objective prototype", out, re.M)
+    report = json.loads((tmp_path / "r.json").read_text())
+    assert report["settings"]["objective"] == "prototype"
+    assert report["history"][1]["train_loss"] > 0
+    # Cluster-aware objectives train on the epoch selection's clusters.
+    status, out, err = run(capsys, *common, "-o", tmp_path / "p.csv", "--no-select-epoch")
+    assert status == 2 and "--objective prototype trains on the clusters" in err
+    assert not (tmp_path / "p.csv").exists()
+
+
+def test_the_parsers_objectives_are_the_embedders():
+    from sklearn_shufdiv._cli._parser import DEFAULT_OBJECTIVE, OBJECTIVES, build_parser
+    from sklearn_shufdiv.embedders import ShuffleDivideEmbedder, TfidfPositiveEmbedder
+    from sklearn_shufdiv.embedders._objectives import OBJECTIVES as NAMES
+
+    assert set(OBJECTIVES) == set(NAMES)
+    for cls in (ShuffleDivideEmbedder, TfidfPositiveEmbedder):
+        assert cls().objective == DEFAULT_OBJECTIVE
+    assert build_parser().parse_args(["demo"]).objective == DEFAULT_OBJECTIVE
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["demo", "--objective", "supcon"])
+
+
 def test_estimate_is_shown_before_training(described):
     status, out, err, paths = described
     estimate = err.index("estimated time: about ")
@@ -142,19 +184,39 @@ def _settings():
 def _args(**given):
     return Namespace(**{"device": "auto", "max_length": None, "max_windows": 16,
                         "lexical_weight": 0.5, "batch_size": None,
-                        "max_epochs": None, **given})
+                        "max_epochs": None, "objective": "nt-xent", **given})
 
 
-def test_cpu_and_gpu_defaults(monkeypatch, tiny_bert_path, _settings):
-    tokenizer, encoder = load_encoder(tiny_bert_path)  # 64 positions
-    monkeypatch.setattr(_settings, "resolve_device", lambda device: "cpu")
-    cpu = _settings.choose_settings(_args(), tokenizer, encoder)
+def test_cpu_and_gpu_defaults(_settings):
+    cpu = _settings.choose_settings(_args(), "cpu", 64)  # a model of 64 positions
     assert (cpu.device, cpu.max_length, cpu.batch_size, cpu.max_epochs) == ("cpu", 64, 64, 1)
     assert cpu.from_device == ("--max-length 64", "--batch-size 64", "--max-epochs 1")
-    monkeypatch.setattr(_settings, "resolve_device", lambda device: "cuda:0")
-    gpu = _settings.choose_settings(_args(max_epochs=5), tokenizer, encoder)
+    gpu = _settings.choose_settings(_args(max_epochs=5), "cuda:0", 64)
     assert (gpu.max_length, gpu.batch_size, gpu.max_epochs) == (64, 320, 5)
     assert "--max-epochs" not in " ".join(gpu.from_device)
+    assert _settings.choose_settings(_args(), "cpu", 512).max_length == 128
+
+
+def test_the_probe_reads_the_models_limit_and_device(tiny_bert_path, corpus, monkeypatch,
+                                                     _settings):
+    """The run is planned on the untuned encoder, through the embedders' public API: its
+    length limit, its device, its speed per token of the documents read at that length,
+    and a max_length it cannot take refused before any work."""
+    from sklearn_shufdiv._cli import CLIError
+    from sklearn_shufdiv._cli._pipeline import fit_probe
+
+    args = Namespace(model=tiny_bert_path, device="cpu")
+    probe = fit_probe(args, corpus[0])
+    assert (probe.net_.max_length, probe.net_.device) == (64, "cpu")  # the tiny BERT's
+    assert probe.best_epoch_ == 0 and probe.lexical_ is None
+    caps = []
+    count = _settings._token_lengths
+    monkeypatch.setattr(_settings, "_token_lengths", lambda *a: caps.append(a[2]) or count(*a))
+    assert _settings.seconds_per_token(probe, corpus[0], seed=0) > 0 and caps == [64]
+    with pytest.raises(CLIError, match="max_length=65 is above what the model"):
+        fit_probe(args, corpus[0], max_length=65)
+    with pytest.raises(CLIError, match="Unknown device 'gpu0'"):
+        fit_probe(Namespace(model=tiny_bert_path, device="gpu0"), corpus[0])
 
 
 def test_estimate_adds_up(_settings):

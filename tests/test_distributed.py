@@ -51,12 +51,12 @@ def deterministic_bert(tiny_bert_path, tmp_path_factory):
     return str(path)
 
 
-@pytest.mark.parametrize("extra", [{}, {"cluster_negatives": "positive",
-                                        "prototype_weight": 1.0}])
+@pytest.mark.parametrize("extra", [{}, {"objective": "prototype"},
+                                   {"objective": "cluster-negatives"}])
 def test_two_processes_equal_one_process_on_the_global_batch(deterministic_bert, corpus,
                                                               tmp_path, extra):
-    # With cluster-aware negatives and the prototype term, the pseudo-labels of the views
-    # are gathered across processes with them (the prototypes are the same everywhere).
+    # With a cluster-aware objective, the pseudo-labels of the views are gathered across
+    # processes with them (the prototypes are the same everywhere).
     params = {**PARAMS, **extra}
     docs = corpus[0][:24]  # 3 batches an epoch, 4 pairs each for each process
     (tmp_path / "docs.json").write_text(json.dumps(docs))

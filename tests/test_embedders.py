@@ -13,14 +13,14 @@ from sklearn.base import clone
 from sklearn.exceptions import NotFittedError
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from sklearn_shufdiv.cluster import SphericalKMeans
+from sklearn_shufdiv.cluster import SphericalKMeans, _sphere, cluster_on_sphere
 from sklearn_shufdiv.embedders import (
+    Candidate,
     ShuffleDivideEmbedder,
+    SilhouetteCriterion,
     TfidfPositiveEmbedder,
-    _selection,
     _training,
 )
-from sklearn_shufdiv.embedders._selection import Candidate, SilhouetteCriterion, cluster
 
 SMALL = dict(max_epochs=2, batch_size=8, mini_batch_size=6, max_length=32, random_state=0,
              verbose=0)
@@ -175,8 +175,8 @@ def test_selection_by_silhouette(tiny_bert_path, corpus):
     # The kept weights are the best epoch's: re-scoring them, in the space transform
     # returns (the encoder and the words), gives the recorded value.
     embeddings = embedder.transform(docs)
-    rescored = SilhouetteCriterion().score(Candidate(0, embeddings, cluster(embeddings, 4, 0)),
-                                           None)
+    rescored = SilhouetteCriterion().score(
+        Candidate(0, embeddings, cluster_on_sphere(embeddings, 4, 0)), None)
     assert rescored == pytest.approx(max(scores), abs=1e-5)
 
 
@@ -213,7 +213,7 @@ def test_selection_clusters_with_restarts(tiny_bert_path, corpus, monkeypatch):
             made.append(self.n_init)
             return super().fit(X, y, sample_weight)
 
-    monkeypatch.setattr(_selection, "SphericalKMeans", Spy)
+    monkeypatch.setattr(_sphere, "SphericalKMeans", Spy)
     docs, _ = corpus
     embedder = ShuffleDivideEmbedder(tiny_bert_path, **{**SMALL, "n_clusters": 4})
     embedder.fit(docs)
@@ -347,7 +347,7 @@ def test_shared_parameters_are_documented_once_for_both():
         assert list(documented) == list(inspect.signature(cls).parameters)
         docs[cls] = documented
     shared = set(docs[ShuffleDivideEmbedder]) & set(docs[TfidfPositiveEmbedder])
-    assert len(shared) == 26
+    assert len(shared) == 21
     for name in shared:
         assert docs[ShuffleDivideEmbedder][name] == docs[TfidfPositiveEmbedder][name], name
 

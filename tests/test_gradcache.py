@@ -81,34 +81,3 @@ def test_chunks_are_sorted_by_length_and_padded_dynamically(setup):
     for ids, mask in batches:
         assert mask[:, -1].any()  # no all-padding column
         assert (ids[mask == 0] == tokenizer.pad_token_id).all()
-
-
-@pytest.mark.parametrize("mini_batch_size", [1, 4])
-def test_cached_gradients_equal_full_batch_gradients_with_windowed_views(
-        tiny_bert_path, corpus, mini_batch_size):
-    """A view read as several windows: its pooled embedding goes into the loss, and the
-    cached gradients still equal those of one ordinary backward."""
-    from sklearn_shufdiv.embedders._windows import cut_windows, pool_windows
-
-    tokenizer, encoder = load_encoder(tiny_bert_path)
-    encoder.eval()
-    docs, _ = corpus
-    texts = [" ".join(docs[i:i + 1 + i % 3]) for i in range(8)]
-    windows = cut_windows(tokenizer, texts, 16, max_windows=3)
-    assert len(windows.token_ids) > len(texts)  # some views have several windows
-
-    def loss_fn(embeddings):
-        return nt_xent_loss(pool_windows(embeddings, windows), 0.1)
-
-    encoder.zero_grad()
-    batches, order = padded_chunks(windows.token_ids, len(windows.token_ids),
-                                   tokenizer.pad_token_id, "cpu")
-    rows = torch.cat([encoder(ids, mask) for ids, mask in batches])
-    reference_loss = loss_fn(rows[np.argsort(order)])
-    reference_loss.backward()
-    reference = (float(reference_loss.detach()), gradients(encoder))
-    encoder.zero_grad()
-    batches, order = padded_chunks(windows.token_ids, mini_batch_size,
-                                   tokenizer.pad_token_id, "cpu")
-    loss = cached_backward(encoder, batches, order, loss_fn, keep=0)
-    assert_same((float(loss), gradients(encoder)), reference)

@@ -8,9 +8,13 @@ from sklearn.decomposition import TruncatedSVD
 from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.preprocessing import normalize
 
-from sklearn_shufdiv.embedders import ShuffleDivideEmbedder, TfidfPositiveEmbedder
+from sklearn_shufdiv.cluster import cluster_on_sphere as cluster
+from sklearn_shufdiv.embedders import (
+    ShuffleDivideEmbedder,
+    SilhouetteCriterion,
+    TfidfPositiveEmbedder,
+)
 from sklearn_shufdiv.embedders._lexical import LexicalSpace, fuse
-from sklearn_shufdiv.embedders._selection import SilhouetteCriterion, cluster
 
 SMALL = dict(max_epochs=1, batch_size=8, mini_batch_size=6, max_length=32, random_state=0,
              verbose=0)

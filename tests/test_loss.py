@@ -160,7 +160,7 @@ def test_prototype_loss_matches_reference(temperature):
     assert float(alone) == pytest.approx(float(loss), rel=1e-6)
 
 
-def test_prototype_loss_pulls_views_towards_their_centre():
+def test_prototype_loss_pulls_views_towards_their_center():
     views = torch.tensor([[1.0, 0.3], [0.2, 1.0]], requires_grad=True)
     prototypes = torch.eye(2)
     prototype_loss(views, prototypes, torch.tensor([0, 1]), 0.2).backward()
@@ -171,18 +171,29 @@ def test_prototype_loss_pulls_views_towards_their_centre():
     assert float(none.detach()) == 0.0 and none.requires_grad
 
 
-def test_module_adds_the_weighted_prototype_term():
+def test_the_pieces_compose():
+    """The masks and the one masked InfoNCE are the losses' building blocks; a weighted
+    sum of modules is the sum of their values."""
+    from sklearn_shufdiv.embedders._loss import (
+        GroupedNTXentLoss,
+        PrototypeLoss,
+        WeightedSum,
+        contrastive_masks,
+        info_nce,
+    )
+
     generator = torch.Generator().manual_seed(4)
     views = torch.randn(6, 4, generator=generator)
     keys, groups = torch.arange(6) % 3, torch.tensor([0, 1, -1, 1, 0, -1])
     prototypes = torch.randn(2, 4, generator=generator)
-    plain = float(nt_xent_loss(views, 0.3, keys))
-    proto = float(prototype_loss(views, prototypes, groups, 0.3))
-    module = NTXentLoss(temperature=0.3, prototype_weight=0.7)
-    # Groups do not change NT-Xent without same_group: only the prototype term is added.
-    assert float(module(views, keys, groups, prototypes)) == pytest.approx(
-        plain + 0.7 * proto, rel=1e-6)
-    assert float(module(views, keys)) == pytest.approx(plain, rel=1e-6)
-    both = NTXentLoss(temperature=0.3, same_group="exclude", prototype_weight=0.7)
-    assert float(both(views, keys, groups, prototypes)) == pytest.approx(
-        float(nt_xent_loss(views, 0.3, keys, groups, "exclude")) + 0.7 * proto, rel=1e-6)
+    positive, excluded = contrastive_masks(6, keys, groups, "positive")
+    # Each row: its partner and the other views of its group are positives, never excluded.
+    assert positive[0].tolist() == [False, False, False, True, True, False]
+    assert not (positive & excluded).any() and excluded.diagonal().all()
+    assert float(info_nce(views, positive, excluded, 0.3)) == pytest.approx(
+        reference_grouped(views, 0.3, keys.tolist(), groups.tolist(), "positive"), rel=1e-5)
+    total = WeightedSum([(0.5, GroupedNTXentLoss(0.3, "exclude")), (2.0, PrototypeLoss(0.3))])
+    assert float(total(views, keys, groups, prototypes)) == pytest.approx(
+        0.5 * float(nt_xent_loss(views, 0.3, keys, groups, "exclude"))
+        + 2.0 * float(prototype_loss(views, prototypes, groups, 0.3)), rel=1e-6)
+    assert "weights=[0.5, 2.0]" in repr(total)

@@ -7,9 +7,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.feature_extraction.text import TfidfVectorizer
 
-from sklearn_shufdiv.embedders import _neighbors
-from sklearn_shufdiv.embedders._neighbors import (
+from sklearn_shufdiv.embedders import (
     TfidfNeighborPairs,
+    _neighbors,
     mine_tfidf_positives,
     pair_label_agreement,
     top1_cosine_neighbors,

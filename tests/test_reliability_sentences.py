@@ -133,4 +133,4 @@ def _generator(text):
 def test_a_splitter_may_return_any_iterable_of_str():
     docs = ["One. Two. Three. Four."]
     positives = ShuffleDividePositives(4, sentence_splitter=_generator).fit(docs)
-    assert positives.units_ == [["One.", " Two.", " Three.", " Four."]]
+    assert positives.sentences_ == [["One.", " Two.", " Three.", " Four."]]

@@ -17,8 +17,8 @@ import pytest
 from conftest import TOPICS, make_corpus
 
 from sklearn_shufdiv import clustering_accuracy
+from sklearn_shufdiv.cluster import cluster_on_sphere as cluster
 from sklearn_shufdiv.datasets import _bbc
-from sklearn_shufdiv.embedders._selection import cluster
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -163,35 +163,51 @@ def check_saved_before(reproduce, tmp_path, setting, flag, before=()):
         reproduce.previous_runs(reproduce.parse_args(["--resume", *flag]), stem)
 
 
-def test_reproduce_prototype_weight_reaches_the_embedder_and_resumes(reproduce, tmp_path):
-    args = reproduce.parse_args(["--prototype-weight", "0.5"])
-    assert reproduce.embedder_params(args, k=5, seed=0)["prototype_weight"] == 0.5
-    assert reproduce.parse_args(["--prototype-weight", "auto"]).prototype_weight == "auto"
-    # Results saved before --prototype-weight existed resume as trained without the term.
-    check_saved_before(reproduce, tmp_path, "prototype_weight", ["--prototype-weight", "0.5"])
-    check_saved_before(reproduce, tmp_path, "prototype_weight", ["--prototype-weight", "auto"],
-                       before=["--prototype-weight", "0"])
+def test_reproduce_objective_reaches_the_embedder(reproduce, capsys):
+    from sklearn_shufdiv.embedders import ClusterNegatives, NTXent, ProtoNCE
 
+    def objective(*argv):
+        return reproduce.embedder_params(reproduce.parse_args(argv), k=5, seed=0)["objective"]
 
-def test_reproduce_pseudo_labels_reach_the_embedder_and_resume(reproduce, tmp_path):
-    args = reproduce.parse_args(["--prototype-weight", "1", "--pseudo-clusters", "10"])
-    assert reproduce.embedder_params(args, k=5, seed=0)["pseudo_clusters"] == 10
-    assert reproduce.embedder_params(reproduce.parse_args([]), 5, 0)["pseudo_clusters"] is None
-    check_saved_before(reproduce, tmp_path, "pseudo_clusters", ["--pseudo-clusters", "10"])
-    args = reproduce.parse_args(["--prototype-weight", "1", "--pseudo-fraction", "0.5"])
-    assert reproduce.embedder_params(args, k=5, seed=0)["pseudo_fraction"] == 0.5
-    check_saved_before(reproduce, tmp_path, "pseudo_fraction", ["--pseudo-fraction", "0.5"])
-
-
-def test_reproduce_unit_reaches_shuffle_divide_only(reproduce, tmp_path, capsys):
-    args = reproduce.parse_args(["--unit", "word", "--methods", "frozen,shuffle-divide"])
-    assert reproduce.embedder_params(args, k=5, seed=0)["unit"] == "word"
-    assert "unit" not in reproduce.embedder_params(args, 5, 0, shuffle_divide=False)
+    assert objective() == NTXent()
+    assert objective("--objective", "prototype") == ProtoNCE()
+    assert objective("--objective", "prototype", "--prototype-weight", "0.5",
+                     "--pseudo-clusters", "10", "--pseudo-fraction", "0.5") == ProtoNCE(
+        0.5, 10, 0.5)
+    assert objective("--objective", "cluster-negatives", "--negatives-mode", "positive") == \
+        ClusterNegatives("positive")
     with pytest.raises(SystemExit):
-        reproduce.parse_args(["--unit", "word", "--methods", "frozen,tfidf-positive"])
-    assert "--unit word is ShuffleDivideEmbedder's" in capsys.readouterr().err
-    check_saved_before(reproduce, tmp_path, "unit",
-                       ["--unit", "word", "--methods", "shuffle-divide"])
+        reproduce.parse_args(["--pseudo-clusters", "10"])
+    assert "--pseudo-clusters: not a parameter of --objective nt-xent" in \
+        capsys.readouterr().err
+
+
+@pytest.mark.parametrize("old, resumes, refuses", [
+    ({}, [], ["--objective", "prototype"]),
+    ({"prototype_weight": 0.0, "pseudo_clusters": 10}, [], ["--objective", "prototype"]),
+    ({"prototype_weight": 0.5}, ["--objective", "prototype", "--prototype-weight", "0.5"],
+     ["--objective", "prototype"]),
+    ({"prototype_weight": "auto", "pseudo_fraction": 0.5},
+     ["--objective", "prototype", "--pseudo-fraction", "0.5"], ["--objective", "prototype"]),
+    ({"cluster_negatives": "positive", "pseudo_clusters": 10},
+     ["--objective", "cluster-negatives", "--negatives-mode", "positive",
+      "--pseudo-clusters", "10"], ["--objective", "cluster-negatives"]),
+    ({"prototype_weight": 1.0, "cluster_negatives": "exclude"}, None,
+     ["--objective", "prototype"]),
+    ({"unit": "word"}, None, []),
+])
+def test_reproduce_resumes_results_saved_before_objective(reproduce, tmp_path, old, resumes,
+                                                          refuses):
+    """Results saved with the flags the objective replaced resume under the equivalent
+    objective, and under no other; those without an equivalent under none."""
+    stem = tmp_path / "bbc"
+    saved = {k: getattr(reproduce.parse_args([]), k) for k in reproduce.SETTINGS}
+    del saved["objective_spec"]
+    (tmp_path / "bbc.json").write_text(json.dumps({"args": {**saved, **old}, "results": {}}))
+    if resumes is not None:
+        assert reproduce.previous_runs(reproduce.parse_args(["--resume", *resumes]), stem) == {}
+    with pytest.raises(SystemExit, match="objective"):
+        reproduce.previous_runs(reproduce.parse_args(["--resume", *refuses]), stem)
 
 
 def test_reproduce_keep_epochs_saves_every_candidate(reproduce, bbc_home, tiny_bert_path,

@@ -3,16 +3,19 @@
 import numpy as np
 import pytest
 
-from sklearn_shufdiv.cluster import DEFAULT_N_INIT, SphericalKMeans
-from sklearn_shufdiv.embedders import SelectionCriterion, ShuffleDivideEmbedder
+from sklearn_shufdiv.cluster import DEFAULT_N_INIT, SphericalKMeans, clustering_stability
+from sklearn_shufdiv.cluster import cluster_on_sphere as cluster
+from sklearn_shufdiv.embedders import (
+    Candidate,
+    SelectionCriterion,
+    ShuffleDivideEmbedder,
+    SilhouetteCriterion,
+)
 from sklearn_shufdiv.embedders._lexical import fuse
-from sklearn_shufdiv.embedders._selection import Candidate, SilhouetteCriterion, cluster
 from sklearn_shufdiv.metrics import cosine_silhouette
 
-# The selection's interface, without the default's prototype term (which n_clusters
-# turns on), so that a fit compares with one without n_clusters.
 SMALL = dict(max_epochs=2, batch_size=8, mini_batch_size=6, max_length=32, random_state=0,
-             verbose=0, n_clusters=4, prototype_weight=0.0)
+             verbose=0, n_clusters=4)
 
 
 @pytest.fixture(scope="module")
@@ -71,7 +74,8 @@ class Recording(SelectionCriterion):
 
 
 def fitted_criterion(embedder):
-    return dict(embedder.net_.callbacks_)["selection"].criterion
+    assert embedder.selection_ is dict(embedder.net_.callbacks_)["selection"].criterion
+    return embedder.selection_
 
 
 def test_a_criterion_sees_each_candidate_and_its_scores_go_to_history(tiny_bert_path,
@@ -197,8 +201,7 @@ def test_the_untuned_silhouette_in_a_fit(tiny_bert_path, corpus, lexical_weight)
 def test_stability_is_the_mean_pairwise_ari_of_seeded_clusterings(points):
     from sklearn.metrics import adjusted_rand_score
 
-    from sklearn_shufdiv.embedders._selection import stability
-
+    stability = clustering_stability
     noisy = np.random.default_rng(1).normal(size=(80, 6))  # no structure: seeds disagree
     runs = [cluster(noisy, 5, 3 + i).labels for i in range(4)]
     expected = np.mean([adjusted_rand_score(runs[i], runs[j])
@@ -233,9 +236,9 @@ def test_the_stability_criterion_in_a_fit(tiny_bert_path, corpus, monkeypatch, c
                                           stable, best_epoch, epochs):
     """Stable clusters: training runs and its last epoch is kept. Unstable ones: training
     is skipped, and the fit returns the untuned encoder."""
-    from sklearn_shufdiv.embedders import _selection
+    from sklearn_shufdiv.embedders import _criteria
 
-    monkeypatch.setattr(_selection, "stability", lambda *args, **kwargs: stable)
+    monkeypatch.setattr(_criteria, "clustering_stability", lambda *args, **kwargs: stable)
     docs, _ = corpus
     embedder = ShuffleDivideEmbedder(tiny_bert_path, selection="stability",
                                      **{**SMALL, "verbose": 1}).fit(docs)
@@ -251,7 +254,6 @@ def test_the_stability_criterion_in_a_fit(tiny_bert_path, corpus, monkeypatch, c
 
 def test_the_stability_criterion_in_a_real_fit_and_its_validation(tiny_bert_path, corpus):
     from sklearn_shufdiv.embedders import StabilityCriterion
-    from sklearn_shufdiv.embedders._selection import stability
 
     docs, _ = corpus
     embedder = ShuffleDivideEmbedder(tiny_bert_path, selection=StabilityCriterion(0.01, 3),
@@ -261,7 +263,7 @@ def test_the_stability_criterion_in_a_real_fit_and_its_validation(tiny_bert_path
     untuned = ShuffleDivideEmbedder(tiny_bert_path, lexical_weight=0,
                                     **{**SMALL, "max_epochs": 0}).fit(docs)
     assert embedder.history_[0]["stability"] == pytest.approx(
-        stability(untuned.net_.embed(sample), 4, seed=0, n_clusterings=3))
+        clustering_stability(untuned.net_.embed(sample), 4, seed=0, n_clusterings=3))
     for bad, match in ((StabilityCriterion(0), "min_stability=0"),
                        (StabilityCriterion(n_clusterings=1), "n_clusterings=1")):
         with pytest.raises(ValueError, match=match):

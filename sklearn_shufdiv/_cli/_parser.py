@@ -11,6 +11,9 @@ METHODS = ("shuffle-divide", "tfidf", "frozen")
 DEFAULT_MAX_WINDOWS = 16
 #: The embedders' default ``lexical_weight`` (kept equal by a test, likewise).
 DEFAULT_LEXICAL_WEIGHT = 0.5
+#: The names the embedders' ``objective`` takes, and its default (kept equal by a test).
+OBJECTIVES = ("nt-xent", "prototype", "cluster-negatives")
+DEFAULT_OBJECTIVE = "nt-xent"
 CORPORA = ("bbc", "bbcsport", "20news", "reuters")
 
 _DESCRIPTION = """\
@@ -112,6 +115,13 @@ def _add_model_options(parser):
                             "'auto': the weight whose clustering is best in both spaces "
                             f"(default: {DEFAULT_LEXICAL_WEIGHT}; 0: the encoder alone); "
                             "a corpus needs words shared by 2 documents to half of them")
+    group.add_argument("--objective", choices=OBJECTIVES, default=DEFAULT_OBJECTIVE,
+                       help="what training optimises: nt-xent (the default: each "
+                            "document's halves or neighbours together, every other "
+                            "document apart), prototype (also pull each document towards "
+                            "its cluster's center) or cluster-negatives (the documents of "
+                            "its cluster are no negatives); the last two train on the "
+                            "clusters the epoch selection finds, so they need it")
     group.add_argument("--seed", type=int, default=0,
                        help="random seed of training and k-means (default: 0)")
     group.add_argument("--checkpoint-dir", metavar="DIR",

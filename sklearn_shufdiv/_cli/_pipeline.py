@@ -9,19 +9,13 @@ from dataclasses import dataclass, field
 import numpy as np
 from sklearn.metrics import adjusted_mutual_info_score
 
-from .. import metrics
-from ..cluster import SphericalKMeans
-from ..embedders import (
-    FitInterruptedWarning,
-    ShuffleDivideEmbedder,
-    TfidfPositiveEmbedder,
-    load_encoder,
-)
-from ..embedders._loading import checked_max_length, quiet_transformers
-from ..embedders._selection import criterion_name
-from ..metrics import clustering_accuracy
+from ..cluster import cluster_on_sphere
+from ..embedders import FitInterruptedWarning, ShuffleDivideEmbedder, TfidfPositiveEmbedder
+from ..metrics import clustering_accuracy, cosine_silhouette
 from . import CLIError, CLIInterrupted
+from ._parser import DEFAULT_OBJECTIVE
 from ._settings import (
+    TIMING_SAMPLE,
     Estimate,
     choose_settings,
     clusters_a_sample,
@@ -36,15 +30,16 @@ SILHOUETTE_SAMPLE_SIZE = 10_000
 
 
 @dataclass
-class Clustering:
+class RunResult:
     """What :func:`embed_and_cluster` found.
 
     Parameters
     ----------
     clusters : ndarray of int
         The cluster of each document.
-    silhouette : float or None
-        Cosine silhouette of the clustering (None when undefined).
+    silhouette : float
+        Cosine silhouette of the clustering
+        (:func:`~sklearn_shufdiv.metrics.cosine_silhouette`; NaN when undefined).
     epoch : int
         The epoch whose weights embedded the documents (0: the untuned encoder).
     max_epochs : int
@@ -71,7 +66,7 @@ class Clustering:
     """
 
     clusters: np.ndarray
-    silhouette: float | None
+    silhouette: float
     epoch: int
     max_epochs: int
     selected: bool
@@ -100,10 +95,18 @@ def note(args, message):
         print(message, file=sys.stderr, flush=True)
 
 
-def load_model(args):
-    """The tokenizer and encoder of ``--model`` (loaded to plan the run)."""
+def fit_probe(args, texts, max_length=None):
+    """The untuned encoder of ``--model`` on ``--device``, as an embedder fitted without
+    training, to plan the run: its ``max_length`` (None: the model's limit, which the
+    fitted net reads in), its device, and its speed (one window a document, the encoder
+    alone, in batches of :data:`~._settings.TIMING_SAMPLE`). A bad model, device or
+    ``max_length`` fails here, before any work."""
+    probe = ShuffleDivideEmbedder(args.model or default_model(), max_length=max_length,
+                                  max_windows=1, lexical_weight=0, max_epochs=0,
+                                  mini_batch_size=TIMING_SAMPLE, device=args.device,
+                                  verbose=0)
     try:
-        return load_encoder(args.model or default_model(), verbose=0)
+        return probe.fit(texts[:1])
     except (OSError, ValueError) as exc:
         raise CLIError(str(exc)) from exc
 
@@ -127,23 +130,24 @@ def plan_run(args, texts, *, methods, select=True):
     -------
     settings : Settings
     """
-    tokenizer, encoder = load_model(args)
-    settings = choose_settings(args, tokenizer, encoder)
-    try:  # the embedder checks it too; here, before the encoder is timed
-        checked_max_length(settings.max_length, tokenizer, encoder,
-                           args.model or default_model())
-    except ValueError as exc:
-        raise CLIError(str(exc)) from exc
-    note(args, f"settings: {settings.describe(any(m != 'frozen' for m in methods))}")
+    probe = fit_probe(args, texts)
+    settings = choose_settings(args, probe.net_.device, probe.net_.max_length)
+    trains = any(method != "frozen" for method in methods)
+    if trains and settings.objective != DEFAULT_OBJECTIVE and not select:
+        raise CLIError(f"--objective {settings.objective} trains on the clusters the epoch "
+                       "selection finds: drop --no-select-epoch, or use --objective "
+                       f"{DEFAULT_OBJECTIVE}.")
+    if settings.max_length != probe.net_.max_length:  # checked by the model, before timing
+        probe = fit_probe(args, texts, settings.max_length)
+    note(args, f"settings: {settings.describe(trains)}")
     if not args.quiet:
-        per_token = seconds_per_token(tokenizer, encoder, texts, settings, args.seed)
+        per_token = seconds_per_token(probe, texts, args.seed)
         sample_size = ShuffleDivideEmbedder().get_params()["selection_sample_size"]
-        parts = [estimate(tokenizer, texts, settings, per_token, method=method,
+        parts = [estimate(probe.tokenizer_, texts, settings, per_token, method=method,
                           select=select, sample_size=sample_size, seed=args.seed)
                  for method in methods]
         total = Estimate(sum(part.training for part in parts),
                          sum(part.embedding for part in parts))
-        trains = any(method != "frozen" for method in methods)
         for line in estimate_lines(total, settings, method=methods[-1] if trains
                                    else "frozen", select=select):
             note(args, line)
@@ -181,6 +185,7 @@ def make_embedder(args, settings, method, n_clusters, *, select=True):
     else:
         params["checkpoint_dir"] = args.checkpoint_dir
         params["max_epochs"] = settings.max_epochs
+        params["objective"] = settings.objective
     cls = TfidfPositiveEmbedder if method == "tfidf" else ShuffleDivideEmbedder
     embedder = cls(args.model or default_model(), **params)
     if clusters_a_sample(select, embedder.max_epochs, settings):
@@ -189,26 +194,12 @@ def make_embedder(args, settings, method, n_clusters, *, select=True):
 
 
 @contextlib.contextmanager
-def progress_to_stderr(quiet):
-    """Send printed progress to stderr; when ``quiet``, hide transformers' bars too.
-
-    The embedders print a line per epoch on stdout, which holds the results here; and
-    transformers shows a bar while it loads weights, which ``verbose=0`` does not hide.
-
-    Parameters
-    ----------
-    quiet : bool
-        Whether ``--quiet`` was given.
-    """
-    with contextlib.redirect_stdout(sys.stderr), quiet_transformers(quiet):
+def progress_to_stderr():
+    """Send printed progress to stderr: the embedders print a line per epoch on stdout,
+    which holds the results here (``--quiet`` is ``verbose=0``, which prints nothing and
+    hides transformers' weight-loading bar)."""
+    with contextlib.redirect_stdout(sys.stderr):
         yield
-
-
-def cosine_silhouette(embeddings, clusters, seed=0):
-    """Cosine silhouette, on a sample for large corpora; None when undefined."""
-    score = metrics.cosine_silhouette(embeddings, clusters,
-                                      sample_size=SILHOUETTE_SAMPLE_SIZE, random_state=seed)
-    return None if np.isnan(score) else score
 
 
 def fit_transform(args, embedder, texts):
@@ -222,7 +213,7 @@ def fit_transform(args, embedder, texts):
         When training was interrupted: the message says how to resume.
     """
     try:
-        with progress_to_stderr(args.quiet), warnings.catch_warnings():
+        with progress_to_stderr(), warnings.catch_warnings():
             # The embedder returns after a Ctrl-C (with the epochs completed) and warns.
             warnings.simplefilter("error", FitInterruptedWarning)
             return embedder.fit_transform(texts)
@@ -239,8 +230,8 @@ def fit_transform(args, embedder, texts):
 
 
 def criterion_words(embedder):
-    """The embedder's selection criterion in words: its history key, spaced."""
-    return criterion_name(embedder.selection).replace("_", " ")
+    """The fitted embedder's selection criterion in words: its history key, spaced."""
+    return embedder.selection_.name.replace("_", " ")
 
 
 def selection_clusters(embedder, n_documents):
@@ -259,8 +250,8 @@ def embed_and_cluster(args, settings, texts, n_clusters, *, method, select=True,
     """Fit the embedder of ``method`` on ``texts``, embed them and cluster them.
 
     The clusters are those of the epoch selection when it clustered every document;
-    otherwise spherical k-means with its defaults (``SphericalKMeans(n_clusters,
-    random_state=seed)``), the same path the selection takes.
+    otherwise the same clustering the selection makes
+    (:func:`~sklearn_shufdiv.cluster.cluster_on_sphere`, seeded by ``--seed``).
 
     Parameters
     ----------
@@ -281,7 +272,7 @@ def embed_and_cluster(args, settings, texts, n_clusters, *, method, select=True,
 
     Returns
     -------
-    clustering : Clustering
+    result : RunResult
     """
     start = time.perf_counter()
     embedder = make_embedder(args, settings, method, n_clusters, select=select)
@@ -290,15 +281,16 @@ def embed_and_cluster(args, settings, texts, n_clusters, *, method, select=True,
     embeddings = fit_transform(args, embedder, texts)
     clusters = selection_clusters(embedder, len(texts))
     if clusters is None:
-        clusters = SphericalKMeans(n_clusters, random_state=args.seed).fit_predict(embeddings)
+        clusters = cluster_on_sphere(embeddings, n_clusters, random_state=args.seed).labels
+    silhouette = cosine_silhouette(embeddings, clusters, sample_size=SILHOUETTE_SAMPLE_SIZE,
+                                   random_state=args.seed)
     indices = getattr(embedder, "selection_indices_", None)
-    result = Clustering(clusters, cosine_silhouette(embeddings, clusters, args.seed),
-                        int(embedder.best_epoch_), embedder.max_epochs,
-                        embedder.n_clusters is not None, time.perf_counter() - start,
-                        embeddings=embeddings, history=list(embedder.history_),
-                        scored_documents=None if indices is None else len(indices),
-                        criterion=criterion_words(embedder) if embedder.n_clusters else None,
-                        lexical_weight=embedder.lexical_weight_)
+    result = RunResult(clusters, silhouette, int(embedder.best_epoch_), embedder.max_epochs,
+                       embedder.n_clusters is not None, time.perf_counter() - start,
+                       embeddings=embeddings, history=list(embedder.history_),
+                       scored_documents=None if indices is None else len(indices),
+                       criterion=criterion_words(embedder) if embedder.n_clusters else None,
+                       lexical_weight=embedder.lexical_weight_)
     if labels is not None:
         labels = np.asarray(labels)
         result.acc = float(clustering_accuracy(labels, clusters))
@@ -312,8 +304,8 @@ def plural(count, noun):
 
 
 def score_text(value):
-    """A score with 4 decimals, or "n/a"."""
-    return "n/a" if value is None else f"{value:.4f}"
+    """A score with 4 decimals, or "n/a" (None or NaN: undefined)."""
+    return "n/a" if value is None or np.isnan(value) else f"{value:.4f}"
 
 
 def epoch_text(result):

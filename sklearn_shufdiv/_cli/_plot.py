@@ -38,7 +38,7 @@ def draw_map(path, result, descriptions, *, projection="tsne", seed=0, title="")
     ----------
     path : pathlib.Path
         The image file; its suffix chooses the format.
-    result : Clustering
+    result : RunResult
         The embeddings and clusters.
     descriptions : list of ClusterDescription
         For the legend: each cluster's size and first terms.

@@ -13,12 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..embedders import ShuffleDivideEmbedder
-from ..embedders._base import resolve_device as _resolve_device
-from ..embedders._batching import tokenize
-from ..embedders._encoder import encode
-from ..embedders._loading import model_max_length
-from . import CLIError
-from ._parser import DEFAULT_LEXICAL_WEIGHT, DEFAULT_MAX_WINDOWS
+from ._parser import DEFAULT_LEXICAL_WEIGHT, DEFAULT_MAX_WINDOWS, DEFAULT_OBJECTIVE
 
 #: Settings for a CPU: those of the README's CPU results (benchmarks/README.md).
 CPU_SETTINGS = {"max_length": 128, "batch_size": 64, "max_epochs": 1}
@@ -47,6 +42,7 @@ class Settings:
     from_device: tuple = ()
     max_windows: object = DEFAULT_MAX_WINDOWS
     lexical_weight: object = DEFAULT_LEXICAL_WEIGHT
+    objective: str = DEFAULT_OBJECTIVE
 
     def describe(self, training=True):
         """In words; without ``training`` (the frozen method), the length alone."""
@@ -60,6 +56,8 @@ class Settings:
             epochs = f"{self.max_epochs} epoch{'s' if self.max_epochs != 1 else ''}"
             text = (f"{self.device}, {self.max_length} tokens, {read}, batch "
                     f"{self.batch_size}, {epochs}")
+            if self.objective != DEFAULT_OBJECTIVE:
+                text += f", objective {self.objective}"
             chosen = self.from_device
         else:
             text = f"{self.device}, {self.max_length} tokens, {read}, no training"
@@ -69,30 +67,23 @@ class Settings:
         return text
 
 
-def resolve_device(device):
-    """``auto`` -> ``cuda`` when available, else ``cpu``; other values are kept."""
-    return _resolve_device(device)
-
-
-def choose_settings(args, tokenizer, encoder):
+def choose_settings(args, device, limit):
     """The settings of a run: the options given, else the device's defaults.
 
     Parameters
     ----------
     args : argparse.Namespace
-        With ``device``, ``max_length``, ``batch_size``, ``max_epochs`` (None: not given).
-    tokenizer, encoder
-        The loaded model, for its length limit.
+        With ``max_length``, ``batch_size``, ``max_epochs`` (None: not given),
+        ``max_windows``, ``lexical_weight`` and ``objective``.
+    device : str
+        The device the run uses (``--device`` resolved: "cpu", "cuda", "cuda:N").
+    limit : int
+        The model's length limit, in tokens.
 
     Returns
     -------
     settings : Settings
     """
-    try:
-        device = resolve_device(args.device)
-    except ValueError as exc:
-        raise CLIError(f"--device {args.device}: {exc}") from None
-    limit = model_max_length(tokenizer, encoder)
     if device.startswith("cuda"):
         embedder = ShuffleDivideEmbedder().get_params()
         defaults = {"max_length": limit, "batch_size": embedder["batch_size"],
@@ -104,31 +95,36 @@ def choose_settings(args, tokenizer, encoder):
                    for name, value in given.items() if value is None)
     values = {name: defaults[name] if value is None else value for name, value in given.items()}
     return Settings(device, from_device=chosen, max_windows=args.max_windows,
-                    lexical_weight=args.lexical_weight, **values)
+                    lexical_weight=args.lexical_weight, objective=args.objective, **values)
 
 
 def _token_lengths(tokenizer, texts, cap, seed):
-    """Token counts of a sample of ``texts``, at most ``cap`` (None: whole)."""
+    """Token counts (special tokens included) of a sample of ``texts``, at most ``cap``
+    (None: whole)."""
     rng = np.random.default_rng(seed)
     sample = [texts[i] for i in rng.permutation(len(texts))[:LENGTH_SAMPLE]]
-    return np.array([len(ids) for ids in tokenize(tokenizer, sample, cap)], dtype=float)
+    ids = tokenizer(sample, add_special_tokens=True, truncation=cap is not None,
+                    max_length=cap, verbose=False)["input_ids"]
+    return np.array([len(row) for row in ids], dtype=float)
 
 
-def seconds_per_token(tokenizer, encoder, texts, settings, seed):
-    """Inference time of the encoder per token, timed on a sample of ``texts``."""
+def seconds_per_token(probe, texts, seed):
+    """Inference time of the encoder per token, timed on a sample of ``texts``.
+
+    ``probe`` is an untuned embedder fitted as :func:`~._pipeline.fit_probe` makes it:
+    its ``transform`` is the encoder alone, each document truncated at its
+    ``max_length`` (one window), in batches of :data:`TIMING_SAMPLE`.
+    """
     rng = np.random.default_rng(seed)
     sample = [texts[i] for i in rng.permutation(len(texts))[:TIMING_SAMPLE]]
-    kwargs = {"max_length": settings.max_length, "batch_size": TIMING_SAMPLE,
-              "device": settings.device}
-    encoder.to(settings.device)
-    encode(encoder, tokenizer, sample[:2], **kwargs)  # warm-up: allocations, kernels
+    probe.transform(sample[:2])  # warm-up: allocations, kernels
     timings = []
     for _ in range(TIMING_REPEATS):  # the median: other jobs come and go on a shared machine
         start = time.perf_counter()
-        encode(encoder, tokenizer, sample, **kwargs)
+        probe.transform(sample)
         timings.append(time.perf_counter() - start)
     seconds = float(np.median(timings))
-    tokens = _token_lengths(tokenizer, sample, settings.max_length, seed).sum()
+    tokens = _token_lengths(probe.tokenizer_, sample, probe.net_.max_length, seed).sum()
     return seconds / max(tokens, 1.0)
 
 

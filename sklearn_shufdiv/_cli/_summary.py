@@ -136,18 +136,25 @@ def _number(value):
     return None if value is None or not np.isfinite(value) else float(value)
 
 
+def report_settings(result, args, settings):
+    """The settings of the report: what the run used (a frozen run trains nothing, so
+    it has no batch size, epochs or objective)."""
+    used = {"device": settings.device, "max_length": settings.max_length,
+            "max_windows": settings.max_windows, "lexical_weight": settings.lexical_weight,
+            "lexical_weight_used": result.lexical_weight}
+    if args.method != "frozen":
+        used.update(batch_size=settings.batch_size, max_epochs=settings.max_epochs,
+                    objective=settings.objective)
+    return {**used, "seed": args.seed}
+
+
 def report(corpus, result, args, settings, descriptions, paths):
     """The machine-readable report (``--report``): the summary's content as a dict."""
     return {
         "input": str(args.input), "format": corpus.format, "documents": len(corpus.ids),
         "skipped": corpus.skipped, "replaced": corpus.replaced,
         "method": args.method, "model": str(args.model or default_model()),
-        "settings": {"device": settings.device, "max_length": settings.max_length,
-                     "max_windows": settings.max_windows,
-                     "lexical_weight": settings.lexical_weight,
-                     "lexical_weight_used": result.lexical_weight,
-                     "batch_size": settings.batch_size, "max_epochs": settings.max_epochs,
-                     "seed": args.seed},
+        "settings": report_settings(result, args, settings),
         "epoch": result.epoch,
         "epoch_selected_by": result.criterion if result.selected else None,
         "history": [{"epoch": row["epoch"], "train_loss": _number(row["train_loss"]),

@@ -4,6 +4,10 @@
   :func:`spherical_kmeans`, a thin wrapper of it;
 - ``DEFAULT_N_INIT``: the number of k-means runs of ``n_init="auto"``, the default (10,
   measured by ``benchmarks/bench_kmeans_restarts.py``);
+- the helpers on the unit sphere that the rest of the package shares (in ``_sphere``):
+  :func:`unit_rows`, :func:`cluster_on_sphere` (a seeded clustering of a sample that can
+  replay its runs, :class:`SphereClustering`), :func:`cluster_centers`,
+  :func:`confident_labels` and :func:`clustering_stability`;
 - how it works, by what the code does: seeding (``_seeding``: k-means++, random rows,
   farthest points for empty clusters), iterations (``_lloyd``: Lloyd passes, the mini-batch
   step) and the small numerics they share (``_numerics``: inverse row norms, blocked
@@ -14,6 +18,16 @@
 
 from ._n_clusters import choose_n_clusters
 from ._seeding import DEFAULT_N_INIT
+from ._sphere import (
+    SphereClustering,
+    cluster_centers,
+    cluster_on_sphere,
+    clustering_stability,
+    confident_labels,
+    unit_rows,
+)
 from ._spherical_kmeans import SphericalKMeans, spherical_kmeans
 
-__all__ = ["DEFAULT_N_INIT", "SphericalKMeans", "choose_n_clusters", "spherical_kmeans"]
+__all__ = ["DEFAULT_N_INIT", "SphereClustering", "SphericalKMeans", "choose_n_clusters",
+           "cluster_centers", "cluster_on_sphere", "clustering_stability", "confident_labels",
+           "spherical_kmeans", "unit_rows"]

@@ -1,25 +1,27 @@
 """Transformer encoders fine-tuned contrastively on the corpus, as scikit-learn transformers."""
 
-from ._base import FitInterruptedWarning
-from ._encoder import MeanPoolingEncoder
-from ._lexical import LexicalSpace, choose_lexical_weight, fuse
-from ._loading import load_encoder
-from ._loss import NTXentLoss, nt_xent_loss, prototype_loss
-from ._neighbors import (
-    DEFAULT_TFIDF_PARAMS,
-    TfidfNeighborPairs,
-    mine_tfidf_positives,
-    pair_label_agreement,
-    top1_cosine_neighbors,
-)
-from ._positives import ShuffleDividePositives, TfidfNeighborPositives
-from ._selection import (
+from ..exceptions import FitInterruptedWarning
+from ._criteria import (
     Candidate,
     SelectionContext,
     SelectionCriterion,
     SilhouetteCriterion,
     StabilityCriterion,
     UntunedSilhouetteCriterion,
+)
+from ._encoder import MeanPoolingEncoder
+from ._lexical import LexicalSpace, choose_lexical_weight, fuse
+from ._loading import load_encoder
+from ._loss import NTXentLoss, nt_xent_loss, prototype_loss
+from ._neighbors import top1_cosine_neighbors
+from ._objectives import ClusterNegatives, NTXent, Objective, ProtoNCE
+from ._positives import (
+    DEFAULT_TFIDF_PARAMS,
+    ShuffleDividePositives,
+    TfidfNeighborPairs,
+    TfidfNeighborPositives,
+    mine_tfidf_positives,
+    pair_label_agreement,
 )
 from ._training import ContrastiveNet, ViewBatch
 from .shuffle_divide import ShuffleDivideEmbedder
@@ -28,11 +30,15 @@ from .tfidf_positive import TfidfPositiveEmbedder
 __all__ = [
     "DEFAULT_TFIDF_PARAMS",
     "Candidate",
+    "ClusterNegatives",
     "ContrastiveNet",
     "FitInterruptedWarning",
     "LexicalSpace",
     "MeanPoolingEncoder",
+    "NTXent",
     "NTXentLoss",
+    "Objective",
+    "ProtoNCE",
     "SelectionContext",
     "SelectionCriterion",
     "ShuffleDivideEmbedder",

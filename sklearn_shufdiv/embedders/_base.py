@@ -10,63 +10,38 @@ import torch
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
-from skorch.callbacks import Callback
 from tqdm.auto import tqdm
 
+from ..exceptions import FitInterruptedWarning
 from ..utils._param_validation import Interval, Options, validate_estimator_params
 from ._checkpoint import CheckpointDir, EpochCheckpoint
 from ._coverage import training_fraction
-from ._device import resolve_device, resolve_mini_batch_size
-from ._distributed import AverageGradients, CrossProcessNTXentLoss, rank_and_world
-from ._encoder import save_pretrained
-from ._fingerprint import describe_params, documents_digest, fingerprint, model_digest
-from ._lexical import AUTO_FALLBACK_WEIGHT, FusedSpace, LexicalSpace, fuse
-from ._loading import checked_max_length, load_encoder
-from ._loss import NTXentLoss
-from ._positives import content_keys
-from ._selection import (
+from ._criteria import (
     CRITERIA,
-    EpochSelection,
     SelectionContext,
     SelectionCriterion,
     criterion_name,
-    make_criterion,
+    resolve_criterion,
 )
+from ._device import resolve_device, resolve_mini_batch_size
+from ._distributed import AverageGradients, CrossProcessLoss, rank_and_world
+from ._encoder import save_pretrained
+from ._fingerprint import describe_params, documents_digest, fingerprint, model_digest
+from ._lexical import FusedSpace, LexicalSpace, join_words, resolve_lexical_weight, uses_words
+from ._loading import checked_max_length, load_encoder
+from ._objectives import OBJECTIVES, Objective, resolve_objective
+from ._positives import content_keys
+from ._pseudo_labels import PseudoLabels
+from ._selection import EpochSelection
 from ._training import (
-    ENGINE_CALLBACKS,
     ContrastiveNet,
     EpochBatches,
     FitState,
     ProgressBar,
-    PseudoLabels,
     SetEpochViews,
+    check_callbacks,
 )
 from ._validation import check_documents, check_selection_sample, document_chunks
-from ._windows import window_body
-
-#: The prototype term's weight of ``prototype_weight="auto"`` when ``n_clusters`` is set:
-#: weight 1, the term and NT-Xent even (the one screened; 2 was no better).
-AUTO_PROTOTYPE_WEIGHT = 1.0
-
-
-class FitInterruptedWarning(RuntimeWarning):
-    """``fit`` was interrupted (Ctrl-C) and returned the model of its completed epochs."""
-
-
-def check_callbacks(callbacks):
-    """Check the ``callbacks`` parameter: skorch callbacks or ``(name, callback)`` pairs."""
-    for item in callbacks or []:
-        name, callback = item if isinstance(item, tuple) and len(item) == 2 else (None, item)
-        is_callback = isinstance(callback, Callback) or (
-            isinstance(callback, type) and issubclass(callback, Callback))
-        if not is_callback or (name is not None and not isinstance(name, str)):
-            raise TypeError(
-                "callbacks must be a list of skorch callbacks (skorch.callbacks.Callback "
-                f"instances) or (name, callback) pairs; got {item!r}.")
-        if name in ENGINE_CALLBACKS:
-            raise ValueError(
-                f"callbacks: the name {name!r} is taken by one of the engine's callbacks "
-                f"({', '.join(ENGINE_CALLBACKS)}); choose another.")
 
 
 class BaseContrastiveEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
@@ -80,14 +55,9 @@ class BaseContrastiveEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         "model_name_or_path": [str, Path],
         "max_length": [Interval(Integral, 8, None), None],
         "max_windows": [Interval(Integral, 1, None), None],
-        "window_stride": [Interval(Integral, 1, None), None],
-        "max_view_windows": [Interval(Integral, 1, None), None],
         "lexical_weight": [Interval(Real, 0, 1, closed="left"), Options({"auto"})],
         "lexical_components": [Interval(Integral, 1, None)],
-        "cluster_negatives": [Options({"exclude", "positive"}), None],
-        "prototype_weight": [Interval(Real, 0, None, closed="left"), Options({"auto"})],
-        "pseudo_clusters": [Interval(Integral, 2, None), None],
-        "pseudo_fraction": [Interval(Real, 0, 1, closed="right")],
+        "objective": [Options(set(OBJECTIVES)), Objective],
         "temperature": [Interval(Real, 0, None, closed="neither")],
         "learning_rate": [Interval(Real, 0, None, closed="neither")],
         "weight_decay": [Interval(Real, 0, None)],
@@ -155,26 +125,18 @@ class BaseContrastiveEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         words)."""
         validate_estimator_params(self)
         check_callbacks(self.callbacks)
-        # Described before the fit draws from a RandomState passed as random_state.
-        params = (None if self.checkpoint_dir is None
-                  else describe_params(self.get_params(deep=False)))
+        objective = resolve_objective(self.objective)
+        # Described before the fit draws from a RandomState passed as random_state; the
+        # objective as resolved, so that "prototype" resumes a fit of ProtoNCE().
+        params = (None if self.checkpoint_dir is None else describe_params(
+            {**self.get_params(deep=False), "objective": objective}))
         documents = check_documents(X)
         check_selection_sample(self.n_clusters, self.selection_sample_size, len(documents))
+        objective.check(self.n_clusters, self._sample_size(len(documents)))
         tokenizer, encoder = load_encoder(self.model_name_or_path, self.verbose)
         max_length = checked_max_length(self.max_length, tokenizer, encoder,
                                         self.model_name_or_path)
-        window_body(tokenizer, max_length, self.window_stride)  # checks window_stride
-        if self.cluster_negatives is not None and self.n_clusters is None:
-            raise ValueError(
-                f"cluster_negatives={self.cluster_negatives!r} takes its pseudo-labels from "
-                "the epoch selection's clustering, which needs n_clusters: set n_clusters, "
-                "or cluster_negatives=None.")
-        if self._prototype_weight() > 0 and self.n_clusters is None:  # "auto" is 0 then
-            raise ValueError(
-                f"prototype_weight={self.prototype_weight!r} takes its prototypes from the "
-                "epoch selection's clustering, which needs n_clusters: set n_clusters, or "
-                "prototype_weight=0.")
-        fit = self._begin_fit(documents)
+        fit = self._begin_fit(documents, objective)
         if params is not None:  # every process resumes; rank 0 writes
             described = {"params": params, "documents": documents_digest(fit.documents),
                          "model": model_digest(tokenizer, encoder)}
@@ -182,7 +144,7 @@ class BaseContrastiveEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
                                             described)
             if fit.rank == 0:
                 fit.checkpoints.check_writable(self.max_epochs)
-        net = self._make_net(fit, tokenizer, encoder, max_length)
+        net = self._make_net(fit, tokenizer, encoder, max_length, objective)
         cuda = [torch.device(fit.device)] if torch.device(fit.device).type == "cuda" else []
         with torch.random.fork_rng(devices=cuda):
             torch.manual_seed(fit.seed)
@@ -190,8 +152,11 @@ class BaseContrastiveEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
             interrupted = self._train(net, fit)
         self.net_ = net
         self.lexical_ = fit.lexical
-        self.lexical_weight_ = self._fitted_lexical_weight(fit)
-        self.prototype_weight_ = self._prototype_weight()
+        space = fit.selection.space  # with "auto" and n_clusters, it chose the weight
+        self.lexical_weight_ = resolve_lexical_weight(
+            self.lexical_weight, None if space is None else space.weight_)
+        self.objective_ = objective
+        self.selection_ = fit.selection.criterion
         self._n_features_out = encoder.dim + (
             0 if fit.lexical is None else fit.lexical.n_components_)
         embeddings = fit.selection.best_embeddings
@@ -202,49 +167,14 @@ class BaseContrastiveEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
             fit.checkpoints.finish()
         return embeddings, fit.lexical_rows
 
-    def _fitted_lexical_weight(self, fit):
-        """The weight of the words the fit settled: ``lexical_weight``, or with "auto"
-        the selection space's choice (the fallback without ``n_clusters``)."""
-        if self.lexical_weight != "auto":
-            return float(self.lexical_weight)
-        space = fit.selection.space
-        return AUTO_FALLBACK_WEIGHT if space is None else space.weight_
+    def _sample_size(self, n_documents):
+        """Documents of the selection's sample: ``selection_sample_size``, at most all."""
+        return min(self.selection_sample_size or n_documents, n_documents)
 
-    def _lexical_weight(self):
-        """The weight ``transform`` uses: ``lexical_weight`` as it is set now, "auto"
-        being the fitted choice."""
-        return self.lexical_weight_ if self.lexical_weight == "auto" else self.lexical_weight
-
-    def _trains_on_pseudo_labels(self):
-        """Whether training reads the selection's pseudo-labels: cluster-aware negatives
-        or the prototype term."""
-        return self.cluster_negatives is not None or self._prototype_weight() > 0
-
-    def _prototype_weight(self):
-        """The prototype term's weight: ``prototype_weight``, "auto" being
-        :data:`AUTO_PROTOTYPE_WEIGHT` with ``n_clusters`` (the selection's clustering
-        gives the prototypes) and 0 without."""
-        if self.prototype_weight != "auto":
-            return float(self.prototype_weight)
-        return AUTO_PROTOTYPE_WEIGHT if self.n_clusters is not None else 0.0
-
-    def _pseudo_labels(self, sample_size):
-        """How the epoch selection makes training's pseudo-labels (its ``pseudo_clusters``
-        and ``pseudo_fraction``): nothing when none are trained on, so that the two
-        parameters have no effect then."""
-        if not self._trains_on_pseudo_labels():
-            return {}
-        if self.pseudo_clusters is not None and self.pseudo_clusters > sample_size:
-            raise ValueError(
-                f"pseudo_clusters={self.pseudo_clusters} is more clusters than the "
-                f"{sample_size} documents of the selection's sample: lower it, or raise "
-                "selection_sample_size.")
-        return {"pseudo_clusters": self.pseudo_clusters,
-                "pseudo_fraction": self.pseudo_fraction}
-
-    def _begin_fit(self, documents):
+    def _begin_fit(self, documents, objective):
         """The :class:`FitState` of a fit on ``documents``: device, seed, processes, the
-        fitted positive pairs, the lexical space and the epoch selection."""
+        fitted positive pairs, the lexical space, the epoch selection and the
+        ``objective``'s pseudo-labels."""
         rng = check_random_state(self.random_state)
         seed = int(self.random_state) if isinstance(self.random_state, Integral) else int(
             rng.randint(np.iinfo(np.int32).max))
@@ -262,56 +192,54 @@ class BaseContrastiveEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
             self._on_positives(fit.positives)
         self.training_fraction_ = training_fraction(self, fit.positives, len(documents),
                                                     self.verbose and rank == 0)
-        if self.lexical_weight == "auto" or self.lexical_weight > 0:  # for the selection
-            # and fit_transform: the corpus' lexical rows
+        if uses_words(self.lexical_weight):  # the corpus' lexical rows, for the selection
             fit.lexical = LexicalSpace(self.lexical_components, seed).fit(documents)
             fit.lexical_rows = fit.lexical.transform(documents)
-        criterion = context = space = None
-        size = len(documents)
-        if self.n_clusters is not None:
-            size = min(self.selection_sample_size or size, size)
-            self.selection_indices_ = np.sort(rng.permutation(len(documents))[:size])
-            context = SelectionContext([documents[i] for i in self.selection_indices_],
-                                       self.selection_indices_, self.n_clusters, seed)
-            criterion = make_criterion(self.selection)
-            if fit.lexical is not None:  # epochs are scored in the space transform returns
-                space = FusedSpace(fit.lexical_rows[self.selection_indices_],
-                                   self.lexical_weight, self.n_clusters, seed)
-        fit.selection = EpochSelection(criterion, context, last_epoch=self.max_epochs,
-                                       keep_embeddings=size >= len(documents),
-                                       keep_centres=self._prototype_weight() > 0,
-                                       **self._pseudo_labels(size),
-                                       space=space)
+        fit.selection = self._make_selection(fit, rng)
+        if objective.needs_pseudo_labels:
+            fit.pseudo_labels = PseudoLabels(objective, fit.selection, len(documents))
         return fit
 
-    def _make_net(self, fit, tokenizer, encoder, max_length):
+    def _make_selection(self, fit, rng):
+        """The fit's :class:`EpochSelection`: with ``n_clusters``, its criterion scores a
+        random sample of the documents in the space ``transform`` returns."""
+        if self.n_clusters is None:
+            return EpochSelection(last_epoch=self.max_epochs)
+        size = self._sample_size(len(fit.documents))
+        self.selection_indices_ = np.sort(rng.permutation(len(fit.documents))[:size])
+        context = SelectionContext([fit.documents[i] for i in self.selection_indices_],
+                                   self.selection_indices_, self.n_clusters, fit.seed)
+        space = None if fit.lexical is None else FusedSpace(
+            fit.lexical_rows[self.selection_indices_], self.lexical_weight, self.n_clusters,
+            fit.seed)
+        return EpochSelection(resolve_criterion(self.selection), context,
+                              last_epoch=self.max_epochs,
+                              keep_embeddings=size >= len(fit.documents), space=space)
+
+    def _make_net(self, fit, tokenizer, encoder, max_length, objective):
         """The skorch net of the fit: our step and callbacks, then the user's callbacks."""
         callbacks = [("views", SetEpochViews())]
-        if self._trains_on_pseudo_labels():
-            callbacks.append(("pseudo_labels", PseudoLabels(
-                fit.selection, len(fit.documents), prototypes=self._prototype_weight() > 0)))
         if fit.world_size > 1:
             callbacks.append(("average_gradients", AverageGradients()))
-        # The selection comes before the progress bar, which prints its score, and the
-        # user's callbacks, which may monitor it; the checkpoints come last, to save what
-        # all of them recorded (see ContrastiveNet.notify).
+        # The selection comes before the pseudo-labels it feeds, the progress bar, which
+        # prints its score, and the user's callbacks, which may monitor it; the
+        # checkpoints come last, to save what all of them recorded (ContrastiveNet.notify).
         callbacks.append(("selection", fit.selection))
+        if fit.pseudo_labels is not None:
+            callbacks.append(("pseudo_labels", fit.pseudo_labels))
         verbose = self.verbose if fit.rank == 0 else 0
         callbacks.append(("progress", ProgressBar(verbose, fit.selection.name)))
         callbacks += list(self.callbacks or [])
         if fit.checkpoints is not None and fit.rank == 0:
-            callbacks.append(("checkpoint", EpochCheckpoint(fit.checkpoints, fit.selection)))
+            callbacks.append(("checkpoint", EpochCheckpoint(fit.checkpoints, fit.stateful)))
+        loss = objective.make_loss(self.temperature)
         return ContrastiveNet(
             encoder.to(fit.device), tokenizer=tokenizer,
             max_length=max_length, max_windows=self.max_windows,
-            window_stride=self.window_stride, max_view_windows=self.max_view_windows,
             mini_batch_size=resolve_mini_batch_size(self.mini_batch_size, fit.device),
             amp_dtype=torch.bfloat16,
-            criterion=CrossProcessNTXentLoss if fit.world_size > 1 else NTXentLoss,
+            criterion=CrossProcessLoss(loss) if fit.world_size > 1 else loss,
             lr=self.learning_rate, optimizer__weight_decay=self.weight_decay,
-            criterion__temperature=self.temperature,
-            criterion__same_group=self.cluster_negatives,
-            criterion__prototype_weight=self._prototype_weight(),
             max_epochs=self.max_epochs,
             callbacks=callbacks, device=fit.device,
             verbose=verbose,
@@ -322,7 +250,7 @@ class BaseContrastiveEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         return whether training was interrupted."""
         start = 0
         if fit.checkpoints is not None:
-            start = fit.checkpoints.resume(net, fit.selection, self.max_epochs)
+            start = fit.checkpoints.resume(net, fit.stateful, self.max_epochs)
         fit.selection.begin(net, start)
         interrupted = False
         if self.max_epochs > start and fit.selection.final():
@@ -336,24 +264,12 @@ class BaseContrastiveEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
             interrupted = net.train_epochs(batches, self.max_epochs - start)
         del net.history[fit.selection.completed:]  # the row of an unfinished epoch
         self.best_epoch_ = fit.selection.restore(net)
-        self.history_ = self._history(net, fit.selection)
+        self.history_ = fit.selection.history(net, criterion_name(self.selection))
         if fit.selection.criterion is not None:
             labels = fit.selection.context.labels
             self.selection_labels_ = np.vstack([labels[row["epoch"]] for row in self.history_])
         net.optimizer_.state.clear()  # the optimizer state lives on in the checkpoints
         return interrupted
-
-    def _history(self, net, selection):
-        name = criterion_name(self.selection)
-        scores = selection.context.scores if selection.context is not None else {}
-        first = {"epoch": 0, "train_loss": None, "selection_score": scores.get(0),
-                 name: scores.get(0)}
-        return [first] + [
-            {"epoch": int(row["epoch"]), "train_loss": float(row["train_loss"]),
-             "selection_score": row.get("selection_score"), name: row.get(name),
-             "duration": float(row["dur"])}
-            for row in net.history
-        ]
 
     def _warn_interrupted(self):
         where = (f" Resume it by calling fit again with checkpoint_dir="
@@ -399,38 +315,31 @@ class BaseContrastiveEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
 
         Notes
         -----
-        ``max_windows``, ``window_stride`` and ``lexical_weight`` are read when
-        ``transform`` is called: ``set_params(max_windows=...)`` on a fitted embedder
-        changes how it reads the documents without fitting again, and
-        ``set_params(lexical_weight=0)`` returns the encoder's embeddings alone.
+        ``max_windows`` and ``lexical_weight`` are read when ``transform`` is called:
+        ``set_params(max_windows=...)`` on a fitted embedder changes how it reads the
+        documents without fitting again, and ``set_params(lexical_weight=0)`` returns the
+        encoder's embeddings alone.
         """
         check_is_fitted(self)
-        validate_estimator_params(self)  # window_stride is checked where windows are cut
+        validate_estimator_params(self)
         documents = check_documents(X)
-        weight = self._lexical_weight()
+        weight = resolve_lexical_weight(self.lexical_weight, self.lexical_weight_)
         if weight > 0 and self.lexical_ is None:
             raise ValueError(
                 f"lexical_weight={self.lexical_weight}: this embedder was fitted with "
                 "lexical_weight=0, so it has no lexical space; fit it again with the "
                 "lexical_weight to use.")
-        # "auto" keeps the fused shape even where it chose 0 (zero lexical columns).
-        words = self.lexical_ is not None and (self.lexical_weight == "auto" or weight > 0)
+        words = self.lexical_ is not None and uses_words(self.lexical_weight)
         lexical = self.lexical_.transform(documents) if words else None
         return self._postprocess(self.net_.embed(
-            documents, verbose=self.verbose, max_windows=self.max_windows,
-            window_stride=self.window_stride), lexical)
+            documents, verbose=self.verbose, max_windows=self.max_windows), lexical)
 
     def _postprocess(self, embeddings, lexical):
         """``transform``'s output from the encoder's embeddings and the documents'
         lexical rows (None: the encoder alone)."""
-        fused = lexical is not None
-        if fused:  # rows of norm 1 up to rounding (or below, a document without its words)
-            embeddings = fuse(embeddings, lexical, self._lexical_weight())
-        # Normalised as the selection's clustering normalises its space, to the last bit.
-        if self.normalize or fused:
-            norms = np.linalg.norm(embeddings, axis=1, keepdims=True)
-            embeddings /= np.maximum(norms, np.finfo(np.float32).tiny)
-        return embeddings
+        return join_words(embeddings, lexical,
+                          resolve_lexical_weight(self.lexical_weight, self.lexical_weight_),
+                          normalize=self.normalize)
 
     def transform_iter(self, documents, chunk_size=4096):
         """Embed a stream of documents chunk by chunk, in bounded memory.

@@ -6,11 +6,13 @@
 - ``optimizer.pt``: AdamW's state, tensors and numbers only, loaded with
   ``torch.load(..., weights_only=True)``, which refuses anything else;
 - ``history.json``: skorch's history;
-- ``tensors.safetensors``: the random generators' states and the epoch selection's
-  tensors (the clusters of each scored epoch, the weights it keeps);
+- ``tensors.safetensors``: the random generators' states and the tensors of the fit's
+  stateful callbacks (the epoch selection's clusters of each scored epoch and the weights
+  it keeps; a cluster-aware objective's pseudo-labels and centers);
 - ``checkpoint.json``, written last: the fit's fingerprint, its parameters as JSON (to say
-  which one differs when a checkpoint is refused), the selection's scores and the SHA-256
-  of each file above, checked before anything is loaded.
+  which one differs when a checkpoint is refused), the callbacks' metadata (the
+  selection's scores, ...) and the SHA-256 of each file above, checked before anything is
+  loaded.
 
 A directory is written under a temporary name (of the writing process), flushed to disk
 and renamed when complete, so a crash mid-write never leaves a checkpoint that looks whole.
@@ -177,8 +179,12 @@ class CheckpointDir:
                        if epoch is not None and (child / _MANIFEST).is_file()), reverse=True)
 
     # -- writing ---------------------------------------------------------------------
-    def save(self, net, epoch, selection):
-        """Write epoch ``epoch`` atomically; keep it and the one before."""
+    def save(self, net, epoch, parts):
+        """Write epoch ``epoch`` atomically; keep it and the one before.
+
+        ``parts``: name -> a stateful callback of the fit (its ``state(epoch)`` gives
+        ``(metadata, tensors)``, its ``load_state`` takes them back).
+        """
         for child in self.path.iterdir():  # left by a process that died mid-write
             if _is_partial(child):
                 _remove(child)
@@ -187,14 +193,17 @@ class CheckpointDir:
         net.save_params(f_params=partial / "params.safetensors", use_safetensors=True)
         torch.save(net.optimizer_.state_dict(), partial / "optimizer.pt")
         net.save_params(f_history=partial / "history.json")
-        meta, tensors = selection.state(epoch)
+        meta, tensors = {}, {}
+        for name, part in parts.items():
+            meta[name], own = part.state(epoch)
+            tensors.update({f"{name}.{key}": value for key, value in own.items()})
         tensors["rng.cpu"] = torch.get_rng_state()
         if torch.device(net.device).type == "cuda":
             tensors["rng.cuda"] = torch.cuda.get_rng_state(net.device)
         save_file({name: value.contiguous() for name, value in tensors.items()},
                   partial / "tensors.safetensors")
         manifest = {"format": _FORMAT, "epoch": epoch, "fingerprint": self.fingerprint,
-                    **self.described, "selection": meta,
+                    **self.described, "parts": meta,
                     "files": {name: _sha256(partial / name) for name in _FILES}}
         (partial / _MANIFEST).write_text(json.dumps(manifest, indent=1))
         for name in (*_FILES, _MANIFEST):
@@ -231,8 +240,9 @@ class CheckpointDir:
         self.failure.__cause__ = exc
 
     # -- reading ---------------------------------------------------------------------
-    def resume(self, net, selection, max_epochs):
-        """Load the newest readable checkpoint into ``net`` and ``selection``.
+    def resume(self, net, parts, max_epochs):
+        """Load the newest readable checkpoint into ``net`` and ``parts`` (as for
+        :meth:`save`).
 
         Returns
         -------
@@ -249,7 +259,7 @@ class CheckpointDir:
                 continue
             self._check_same_fit(manifest, epoch, max_epochs)
             try:
-                self._load(net, directory, manifest, selection)
+                self._load(net, directory, manifest, parts)
             except UnreadableCheckpointError as exc:
                 problems.append(str(exc))
                 continue
@@ -330,7 +340,7 @@ class CheckpointDir:
             differ.append("the model differs (its configuration, weights or vocabulary)")
         return "; ".join(differ) or "the fingerprint differs"
 
-    def _load(self, net, directory, manifest, selection):
+    def _load(self, net, directory, manifest, parts):
         try:
             net.load_params(f_params=directory / "params.safetensors", use_safetensors=True)
             optimizer = torch.load(directory / "optimizer.pt", map_location="cpu",
@@ -338,7 +348,11 @@ class CheckpointDir:
             net.optimizer_.load_state_dict(optimizer)
             net.load_params(f_history=directory / "history.json")
             tensors = load_file(directory / "tensors.safetensors")
-            selection.load_state(manifest["selection"], tensors, net, manifest["epoch"])
+            for name, part in parts.items():
+                prefix = f"{name}."
+                part.load_state(manifest["parts"][name], {
+                    key[len(prefix):]: value for key, value in tensors.items()
+                    if key.startswith(prefix)}, net, manifest["epoch"])
         except (OSError, ValueError, KeyError, RuntimeError, SafetensorError,
                 pickle.UnpicklingError, RecursionError) as exc:
             raise UnreadableCheckpointError(
@@ -350,16 +364,17 @@ class CheckpointDir:
 
 
 class EpochCheckpoint(Callback):
-    """skorch callback: save the fit at the end of each epoch (after the selection)."""
+    """skorch callback: save the fit at the end of each epoch (after the callbacks whose
+    state it saves, ``parts``: name -> callback, as for :meth:`CheckpointDir.save`)."""
 
-    def __init__(self, checkpoints, selection):
+    def __init__(self, checkpoints, parts):
         self.checkpoints = checkpoints
-        self.selection = selection
+        self.parts = parts
 
     def on_epoch_end(self, net, **kwargs):
         epoch = len(net.history)
         try:
-            self.checkpoints.save(net, epoch, self.selection)
+            self.checkpoints.save(net, epoch, self.parts)
         except (OSError, RuntimeError, SafetensorError) as exc:  # torch.save: RuntimeError
             self.checkpoints.fail(epoch, exc)
             net.stop_requested_by_ = "checkpoint"  # a stop, not Ctrl-C

@@ -13,8 +13,7 @@ make on the global batch. Only rank 0 writes checkpoints and prints progress.
 import torch
 import torch.distributed as dist
 from skorch.callbacks import Callback
-
-from ._loss import NTXentLoss
+from torch import nn
 
 
 def rank_and_world():
@@ -36,8 +35,19 @@ def _gather(tensor, with_grad):
     return torch.cat(parts)
 
 
-class CrossProcessNTXentLoss(NTXentLoss):
-    """NT-Xent over the views of all processes (each holds ``[a views; b views]``)."""
+class CrossProcessLoss(nn.Module):
+    """``loss`` over the views of all processes (each holds ``[a views; b views]``): the
+    views, their keys and their groups are gathered, the views with their gradients.
+
+    Parameters
+    ----------
+    loss : nn.Module
+        A loss of the training engine, called as ``loss(views, keys, groups, prototypes)``.
+    """
+
+    def __init__(self, loss):
+        super().__init__()
+        self.loss = loss
 
     def forward(self, views, keys=None, groups=None, prototypes=None):
         def gather_halves(tensor, with_grad=False):
@@ -51,8 +61,8 @@ class CrossProcessNTXentLoss(NTXentLoss):
 
         # The prototypes are the same on every process (each computes them from the
         # same selection), so they are not gathered.
-        return super().forward(gather_halves(views, True), gather_halves(keys),
-                               gather_halves(groups), prototypes)
+        return self.loss(gather_halves(views, True), gather_halves(keys),
+                         gather_halves(groups), prototypes)
 
 
 class AverageGradients(Callback):

@@ -44,7 +44,7 @@ class MeanPoolingEncoder(nn.Module):
 
 
 def encode(encoder, tokenizer, texts, *, max_length, batch_size, device, amp_dtype=None,
-           max_windows=1, window_stride=None, verbose=0):
+           max_windows=1, verbose=0):
     """Embed ``texts`` whole: each is cut into windows of at most ``max_length`` tokens
     (:func:`~._windows.cut_windows`), the windows of all texts are embedded in
     length-sorted batches with dynamic padding, in inference mode, and each text's
@@ -58,8 +58,7 @@ def encode(encoder, tokenizer, texts, *, max_length, batch_size, device, amp_dty
     -------
     embeddings : numpy.ndarray of shape (len(texts), dim), float32, in the order of ``texts``.
     """
-    windows = cut_windows(tokenizer, texts, max_length, max_windows=max_windows,
-                          window_stride=window_stride)
+    windows = cut_windows(tokenizer, texts, max_length, max_windows=max_windows)
     batches, order = padded_groups(windows.token_ids, batch_size, tokenizer.pad_token_id,
                                    device)
     was_training = encoder.training

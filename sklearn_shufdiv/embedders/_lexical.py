@@ -1,8 +1,7 @@
 """The lexical part of an embedding: the corpus' LSA space, and its fusion with the encoder's.
 
-Where a bag of words clusters a corpus better than the encoder does (BBC: LSA + spherical
-k-means 0.968 ACC against 0.959 for the frozen MiniLM-L6 reading whole articles), the
-encoder misses what the words say. With ``lexical_weight=w`` the embedders return
+Where a bag of words clusters a corpus better than the encoder does, the encoder misses
+what the words say (see :ref:`lexical`). With ``lexical_weight=w`` the embedders return
 
     [sqrt(1 - w) * e / |e|,  sqrt(w) * l]
 
@@ -11,16 +10,18 @@ norm 1, and the cosine of two documents is ``(1 - w)`` times their encoder cosin
 ``w`` times their LSA cosine. The LSA space is fitted on the corpus ``fit`` sees, as the
 bag-of-words baseline of the benchmarks makes it: sublinear TF-IDF of the words (English
 stop words removed, terms in at least 2 documents and at most half of them), truncated SVD,
-rows L2-normalised.
+rows L2-normalised. "auto" is resolved in one place, :func:`resolve_lexical_weight`.
 """
 
 import numpy as np
 from sklearn.decomposition import TruncatedSVD
 from sklearn.feature_extraction.text import TfidfVectorizer
 
-from ._selection import _silhouette, _unit, cluster
+from ..cluster import cluster_on_sphere, unit_rows
+from ._criteria import silhouette_or_worst
 
-__all__ = ["AUTO_WEIGHTS", "LexicalSpace", "choose_lexical_weight", "fuse"]
+__all__ = ["AUTO_WEIGHTS", "LexicalSpace", "choose_lexical_weight", "fuse",
+           "resolve_lexical_weight", "uses_words"]
 
 #: ``lexical_weight="auto"`` without ``n_clusters`` (no clustering to choose by): the even mix.
 AUTO_FALLBACK_WEIGHT = 0.5
@@ -31,6 +32,34 @@ AUTO_WEIGHTS = tuple(i / 10 for i in range(10))
 #: The TF-IDF of the lexical space: the benchmarks' bag-of-words baseline.
 LEXICAL_TFIDF_PARAMS = {"sublinear_tf": True, "stop_words": "english", "min_df": 2,
                         "max_df": 0.5}
+
+
+def uses_words(lexical_weight):
+    """Whether the ``lexical_weight`` parameter joins the words to the encoder's space:
+    "auto" (even where it chooses 0, for a shape that does not depend on the choice) or
+    a weight above 0."""
+    return lexical_weight == "auto" or lexical_weight > 0
+
+
+def resolve_lexical_weight(lexical_weight, chosen=None):
+    """The weight of the words that the ``lexical_weight`` parameter gives.
+
+    The value itself; for ``"auto"``, the weight the fit chose (``chosen``: a number, or
+    a function that chooses it, called only then), or :data:`AUTO_FALLBACK_WEIGHT` where
+    nothing chose (no ``n_clusters``: no clustering to choose by).
+
+    Examples
+    --------
+    >>> resolve_lexical_weight(0.3), resolve_lexical_weight("auto", 0.7)
+    (0.3, 0.7)
+    >>> resolve_lexical_weight("auto")
+    0.5
+    """
+    if lexical_weight != "auto":
+        return float(lexical_weight)
+    if callable(chosen):
+        chosen = chosen()
+    return AUTO_FALLBACK_WEIGHT if chosen is None else float(chosen)
 
 
 def fuse(embeddings, lexical, weight):
@@ -59,9 +88,23 @@ def fuse(embeddings, lexical, weight):
     """
     if len(embeddings) != len(lexical):
         raise ValueError(f"fuse: {len(embeddings)} embeddings but {len(lexical)} lexical rows.")
-    return np.hstack([_unit(np.asarray(embeddings, dtype=np.float64)) * np.sqrt(1.0 - weight),
+    return np.hstack([unit_rows(np.asarray(embeddings, dtype=np.float64)) * np.sqrt(1.0 - weight),
                       np.asarray(lexical, dtype=np.float64) * np.sqrt(weight)]
                      ).astype(np.float32)
+
+
+def join_words(embeddings, lexical, weight, normalize=True):
+    """What the embedders' ``transform`` returns: the encoder's ``embeddings`` fused with
+    the documents' ``lexical`` rows at ``weight`` (:func:`fuse`; None: the encoder
+    alone), rows L2-normalised when fused or ``normalize``, as the epoch selection's
+    clustering normalises its space, to the last bit."""
+    fused = lexical is not None
+    if fused:  # rows of norm 1 up to rounding (or below, a document without its words)
+        embeddings = fuse(embeddings, lexical, weight)
+    if normalize or fused:
+        norms = np.linalg.norm(embeddings, axis=1, keepdims=True)
+        embeddings /= np.maximum(norms, np.finfo(np.float32).tiny)
+    return embeddings
 
 
 class LexicalSpace:
@@ -140,11 +183,8 @@ def choose_lexical_weight(embeddings, lexical, n_clusters, *, weights=AUTO_WEIGH
     encoder's own clustering scores 1 in the encoder's space, LSA's in LSA's), and the two
     are added. Those two spaces are the same for every weight, so the scores compare;
     the silhouette in a weight's own space would not (it falls as the words' share
-    rises, whatever the clusters: it picks 0 on every corpus measured). No labels.
-
-    Measured with the frozen MiniLM-L6 (``benchmarks/research/lexical_weight.py``, 5
-    k-means seeds): on BBC (2,225) it picked 0.7 or 0.8, ACC 0.970 against 0.967 at 0.5
-    and 0.959 for the encoder alone; see :ref:`lexical` for the other corpora.
+    rises, whatever the clusters: it picks 0 on every corpus measured). No labels. See
+    :ref:`lexical` for how its choices compare with fixed weights.
 
     Parameters
     ----------
@@ -182,15 +222,15 @@ def choose_lexical_weight(embeddings, lexical, n_clusters, *, weights=AUTO_WEIGH
     True
     """
     def labels(space):
-        return cluster(space, n_clusters, random_state, n_init).labels
+        return cluster_on_sphere(space, n_clusters, random_state, n_init).labels
 
-    encoder = _unit(np.asarray(embeddings, dtype=np.float64))
+    encoder = unit_rows(np.asarray(embeddings, dtype=np.float64))
     lexical = np.asarray(lexical, dtype=np.float64)
-    own = [_silhouette(space, labels(space)) for space in (encoder, lexical)]
+    own = [silhouette_or_worst(space, labels(space)) for space in (encoder, lexical)]
     scores = {}
     for weight in weights:
         fused = labels(fuse(encoder, lexical, weight))
-        scores[float(weight)] = sum(float(_silhouette(space, fused)) / max(abs(base), 1e-12)
+        scores[float(weight)] = sum(float(silhouette_or_worst(space, fused)) / max(abs(base), 1e-12)
                                     for space, base in zip((encoder, lexical), own))
     best = max(scores.values())
     return next(w for w, score in scores.items() if score == best), scores
@@ -198,21 +238,22 @@ def choose_lexical_weight(embeddings, lexical, n_clusters, *, weights=AUTO_WEIGH
 
 class FusedSpace:
     """The epoch selection's space: the sample's encoder embeddings fused with its lexical
-    rows at ``weight``; ``"auto"`` chooses the weight (:func:`choose_lexical_weight`) from
-    the first embeddings it maps, the untuned encoder's, and keeps it (``weight_``, saved
-    in checkpoints through :meth:`state`)."""
+    rows at the weight ``lexical_weight`` gives; ``"auto"`` chooses it
+    (:func:`choose_lexical_weight`) from the first embeddings it maps, the untuned
+    encoder's, and keeps it (``weight_``, saved in checkpoints through :meth:`state`)."""
 
-    def __init__(self, lexical, weight, n_clusters, seed):
+    def __init__(self, lexical, lexical_weight, n_clusters, seed):
         self.lexical = lexical
-        self.weight = weight
+        self.lexical_weight = lexical_weight
         self.n_clusters = n_clusters
         self.seed = seed
-        self.weight_ = None if weight == "auto" else float(weight)
+        self.weight_ = None
 
     def __call__(self, embeddings):
         if self.weight_ is None:
-            self.weight_, _ = choose_lexical_weight(embeddings, self.lexical, self.n_clusters,
-                                                    random_state=self.seed)
+            self.weight_ = resolve_lexical_weight(
+                self.lexical_weight, lambda: choose_lexical_weight(
+                    embeddings, self.lexical, self.n_clusters, random_state=self.seed)[0])
         return fuse(embeddings, self.lexical, self.weight_)
 
     def state(self):

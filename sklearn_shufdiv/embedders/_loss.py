@@ -1,13 +1,121 @@
-"""The training objective: SimCLR's NT-Xent over the 2N views of a batch, and a prototype
-term (ProtoNCE's) that pulls each view towards its document's cluster centre.
+"""The training losses, as small pieces that compose.
 
-Each loss is a small function; :class:`NTXentLoss`, the module the training engine uses,
-composes them: ``nt_xent_loss + prototype_weight * prototype_loss``.
+- :func:`contrastive_masks`: which views are an anchor's positives and which are left out
+  of its denominator, from the batch's layout (view ``i`` and view ``i + N`` are a pair),
+  the views' content keys (copies of one text) and, optionally, their groups
+  (pseudo-clusters);
+- :func:`info_nce`: one masked InfoNCE over the batch's cosine similarities;
+- :func:`nt_xent_loss` (SimCLR's NT-Xent) and :func:`prototype_loss` (ProtoNCE's
+  prototype term): the two losses, as functions;
+- modules the training engine calls as ``loss(views, keys, groups, prototypes)``:
+  :class:`NTXentLoss` (instance discrimination), :class:`GroupedNTXentLoss` (the views of
+  the anchor's pseudo-cluster are no negatives, or are positives), :class:`PrototypeLoss`,
+  and :class:`WeightedSum` of such terms.
+
+Which of them a fit trains with is its ``objective`` (``_objectives.py``).
 """
 
 import torch
 import torch.nn.functional as F
 from torch import nn
+
+__all__ = ["GroupedNTXentLoss", "NTXentLoss", "PrototypeLoss", "WeightedSum",
+           "contrastive_masks", "info_nce", "nt_xent_loss", "prototype_loss"]
+
+#: What the views of an anchor's group are, with groups: out of the denominator, or positives.
+SAME_GROUP = ("exclude", "positive")
+
+
+def contrastive_masks(n_views, keys=None, groups=None, same_group="exclude", device=None):
+    """The positive and excluded masks of ``n_views`` views, view ``i``'s partner being
+    view ``i + n_views / 2`` (and back).
+
+    Each view's positive is its partner. A view is left out of an anchor's denominator
+    (*excluded*) when it is the anchor itself, or, with ``keys``, a copy of the anchor's
+    text or of its partner's (the same key): such a view is neither a positive nor a
+    negative. With ``groups``, the other views of the anchor's group (not -1) are
+    excluded too (``same_group="exclude"``) or are positives (``"positive"``).
+
+    Parameters
+    ----------
+    n_views : int
+    keys : torch.Tensor of shape (n_views,), default=None
+        An id of each view's content; None: all views are distinct.
+    groups : torch.Tensor of shape (n_views,), default=None
+        A group id of each view, -1 for none; None: no groups.
+    same_group : {"exclude", "positive"}, default="exclude"
+    device : torch.device, default=None
+
+    Returns
+    -------
+    positive, excluded : torch.Tensor of shape (n_views, n_views), bool
+        Row ``i`` says which views are anchor ``i``'s positives, and which are left out.
+
+    Examples
+    --------
+    >>> positive, excluded = contrastive_masks(4, keys=torch.tensor([0, 1, 0, 2]))
+    >>> positive.int().tolist()
+    [[0, 0, 1, 0], [0, 0, 0, 1], [1, 0, 0, 0], [0, 1, 0, 0]]
+    >>> excluded.int().tolist()  # views 0 and 2 are one text: only each other's positive
+    [[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1]]
+    """
+    index = torch.arange(n_views, device=device)
+    partner = (index + n_views // 2) % n_views
+    positive = index[None, :] == partner[:, None]
+    excluded = index[:, None] == index[None, :]
+    if keys is not None:
+        keys = keys.to(device)
+        same = (keys[None, :] == keys[:, None]) | (keys[None, :] == keys[partner][:, None])
+        excluded = excluded | (same & ~positive)
+    if groups is not None:
+        if same_group not in SAME_GROUP:
+            raise ValueError(f"same_group must be 'exclude' or 'positive'; got {same_group!r}.")
+        groups = groups.to(device)
+        together = (groups[:, None] == groups[None, :]) & (groups[:, None] >= 0)
+        together = together & ~excluded & ~positive
+        if same_group == "exclude":
+            excluded = excluded | together
+        else:
+            positive = positive | together
+    return positive, excluded
+
+
+def info_nce(views, positive, excluded, temperature):
+    """InfoNCE over the cosine similarities of ``views``, masked.
+
+    The loss of anchor ``i`` is the mean over its positives ``p`` of
+    ``-log(exp(s_ip) / sum_a exp(s_ia))``, ``s`` the cosines divided by ``temperature``
+    and ``a`` every view not excluded from row ``i`` (the positives included). With one
+    positive per anchor this is the cross-entropy of NT-Xent; with several, supervised
+    contrastive learning's "out" form.
+
+    Parameters
+    ----------
+    views : torch.Tensor of shape (n_views, dim)
+        Embeddings (any norm: they are normalised).
+    positive, excluded : torch.Tensor of shape (n_views, n_views), bool
+        As :func:`contrastive_masks` makes them; every anchor needs a positive.
+    temperature : float
+
+    Returns
+    -------
+    loss : torch.Tensor
+        The mean over the anchors (a scalar).
+    """
+    z = F.normalize(views.float(), dim=1)
+    logits = (z @ z.T / temperature).masked_fill(excluded, float("-inf"))
+    counts = positive.sum(1)
+    if bool((counts == 1).all()):  # one positive each: the cross-entropy, fused
+        return F.cross_entropy(logits, positive.long().argmax(1))
+    log_p = logits - torch.logsumexp(logits, dim=1, keepdim=True)
+    per_anchor = -log_p.masked_fill(~positive, 0).sum(1) / counts
+    return per_anchor.mean()
+
+
+def _check_pairs(views):
+    n_views = views.shape[0]
+    if n_views % 2 or n_views < 4:
+        raise ValueError(f"Need an even number of at least 4 views (2 pairs); got {n_views}.")
 
 
 def nt_xent_loss(views, temperature=0.1, keys=None, groups=None, same_group="exclude"):
@@ -20,11 +128,9 @@ def nt_xent_loss(views, temperature=0.1, keys=None, groups=None, same_group="exc
 
     With ``groups`` (e.g. each view's document's pseudo-cluster), the views of the
     anchor's group are not negatives either: ``same_group="exclude"`` leaves them out of
-    the denominator (the hard mask of cluster-aware negatives), ``"positive"`` makes
-    them positives too, the loss of the anchor being the mean over its positives ``p``
-    of ``-log(exp(s_p) / sum_a exp(s_a))`` (supervised contrastive, SupCon's "out"
-    form, with the pseudo-labels as labels). A group of -1 is none: such a view, as an
-    anchor or as another view, is treated as without ``groups``.
+    the denominator, ``"positive"`` makes them positives too (supervised contrastive
+    learning with the groups as labels). A group of -1 is none. The masks are
+    :func:`contrastive_masks`', the loss :func:`info_nce`.
 
     Parameters
     ----------
@@ -67,45 +173,20 @@ def nt_xent_loss(views, temperature=0.1, keys=None, groups=None, same_group="exc
     >>> round(sum(terms) / 4, 4)
     0.3564
     """
-    n_views = views.shape[0]
-    if n_views % 2 or n_views < 4:
-        raise ValueError(f"Need an even number of at least 4 views (2 pairs); got {n_views}.")
-    z = F.normalize(views.float(), dim=1)
-    logits = z @ z.T / temperature
-    index = torch.arange(n_views, device=views.device)
-    partner = (index + n_views // 2) % n_views
-    excluded = index[:, None] == index[None, :]
-    if keys is not None:
-        keys = keys.to(views.device)
-        same = (keys[None, :] == keys[:, None]) | (keys[None, :] == keys[partner][:, None])
-        excluded = excluded | (same & (index[None, :] != partner[:, None]))
-    positive = index[None, :] == partner[:, None]
-    if groups is not None:
-        if same_group not in ("exclude", "positive"):
-            raise ValueError(f"same_group must be 'exclude' or 'positive'; got {same_group!r}.")
-        groups = groups.to(views.device)
-        together = (groups[:, None] == groups[None, :]) & (groups[:, None] >= 0)
-        together = together & ~excluded & ~positive
-        if same_group == "exclude":
-            excluded = excluded | together
-        else:
-            positive = positive | together
-    logits = logits.masked_fill(excluded, float("-inf"))
-    if groups is None or same_group == "exclude":
-        return F.cross_entropy(logits, partner)
-    log_p = logits - torch.logsumexp(logits, dim=1, keepdim=True)
-    per_anchor = -(log_p.masked_fill(~positive, 0)).sum(1) / positive.sum(1)
-    return per_anchor.mean()
+    _check_pairs(views)
+    positive, excluded = contrastive_masks(views.shape[0], keys, groups, same_group,
+                                           views.device)
+    return info_nce(views, positive, excluded, temperature)
 
 
 def prototype_loss(views, prototypes, labels, temperature=0.1):
-    """Cross-entropy of each view's cosine similarity to cluster centres (ProtoNCE's term).
+    """Cross-entropy of each view's cosine similarity to cluster centers (ProtoNCE's term).
 
     View ``i`` is scored against every prototype by ``cos(z_i, c_j) / temperature``; its
     loss is the cross-entropy of those logits with its own cluster ``labels[i]`` as the
     target, ``-log(exp(s_i,label) / sum_j exp(s_ij))`` (Li et al., ICLR 2021, "Prototypical
     Contrastive Learning", with one temperature for all clusters). It pulls each view
-    towards its cluster's centre and away from the others, which instance discrimination
+    towards its cluster's center and away from the others, which instance discrimination
     alone does not: there every other document, of the same topic or not, is a negative.
     A label of -1 is none: such a view adds nothing.
 
@@ -114,7 +195,7 @@ def prototype_loss(views, prototypes, labels, temperature=0.1):
     views : torch.Tensor of shape (n_views, dim)
         Embeddings (any norm: they are normalised).
     prototypes : torch.Tensor of shape (n_clusters, dim)
-        The cluster centres (normalised here too; a zero row, an empty cluster, scores 0).
+        The cluster centers (normalised here too; a zero row, an empty cluster, scores 0).
     labels : torch.Tensor of shape (n_views,)
         Each view's cluster, an index into ``prototypes``, or -1 for none.
     temperature : float, default=0.1
@@ -127,7 +208,7 @@ def prototype_loss(views, prototypes, labels, temperature=0.1):
 
     Examples
     --------
-    Two views near the first of two centres, one labelled with it, one with the other:
+    Two views near the first of two centers, one labelled with it, one with the other:
     the first costs little, the second much.
 
     >>> import math
@@ -152,35 +233,81 @@ def prototype_loss(views, prototypes, labels, temperature=0.1):
     if not bool(known.any()):
         return views.sum() * 0.0  # keeps the graph: a batch without pseudo-labels
     z = F.normalize(views[known].float(), dim=1)
-    centres = F.normalize(prototypes.to(views.device).float(), dim=1)
-    return F.cross_entropy(z @ centres.T / temperature, labels[known])
+    centers = F.normalize(prototypes.to(views.device).float(), dim=1)
+    return F.cross_entropy(z @ centers.T / temperature, labels[known])
 
 
 class NTXentLoss(nn.Module):
-    """The training loss: :func:`nt_xent_loss`, plus ``prototype_weight`` times
-    :func:`prototype_loss` when prototypes are given.
+    """NT-Xent, :func:`nt_xent_loss`: every other view of the batch a negative, copies of
+    one text (equal ``keys``) neither positives nor negatives.
 
-    ``same_group`` (None, "exclude" or "positive") is what the views of the anchor's
-    group are in NT-Xent; None: groups do not change it. The groups are also the
-    prototype term's labels. Both terms share ``temperature``.
+    Called as ``loss(views, keys=None, groups=None, prototypes=None)``, as every loss of
+    the training engine; the groups and prototypes are not read.
     """
 
-    def __init__(self, temperature=0.1, same_group=None, prototype_weight=0.0):
+    def __init__(self, temperature=0.1):
         super().__init__()
         self.temperature = temperature
-        self.same_group = same_group
-        self.prototype_weight = prototype_weight
 
     def forward(self, views, keys=None, groups=None, prototypes=None):
-        if self.same_group is None:
-            loss = nt_xent_loss(views, self.temperature, keys)
-        else:
-            loss = nt_xent_loss(views, self.temperature, keys, groups, self.same_group)
-        if self.prototype_weight and prototypes is not None and groups is not None:
-            loss = loss + self.prototype_weight * prototype_loss(
-                views, prototypes, groups, self.temperature)
-        return loss
+        return nt_xent_loss(views, self.temperature, keys)
 
     def extra_repr(self):
-        return (f"temperature={self.temperature}, same_group={self.same_group!r}, "
-                f"prototype_weight={self.prototype_weight}")
+        return f"temperature={self.temperature}"
+
+
+class GroupedNTXentLoss(NTXentLoss):
+    """NT-Xent in which the views of the anchor's group (its document's pseudo-cluster)
+    are not negatives: left out of the denominator (``same_group="exclude"``) or positives
+    (``"positive"``, supervised contrastive learning with the pseudo-labels as labels).
+    A view of group -1, and every view when ``groups`` is None, is as in NT-Xent."""
+
+    def __init__(self, temperature=0.1, same_group="exclude"):
+        super().__init__(temperature)
+        self.same_group = same_group
+
+    def forward(self, views, keys=None, groups=None, prototypes=None):
+        return nt_xent_loss(views, self.temperature, keys, groups, self.same_group)
+
+    def extra_repr(self):
+        return f"temperature={self.temperature}, same_group={self.same_group!r}"
+
+
+class PrototypeLoss(nn.Module):
+    """:func:`prototype_loss`, the groups being each view's cluster among the
+    ``prototypes``."""
+
+    def __init__(self, temperature=0.1):
+        super().__init__()
+        self.temperature = temperature
+
+    def forward(self, views, keys=None, groups=None, prototypes=None):
+        if groups is None or prototypes is None:
+            raise ValueError("The prototype term needs each view's pseudo-label (groups) and "
+                             "the clusters' centers (prototypes).")
+        return prototype_loss(views, prototypes, groups, self.temperature)
+
+    def extra_repr(self):
+        return f"temperature={self.temperature}"
+
+
+class WeightedSum(nn.Module):
+    """The sum of loss terms, each times its weight: ``sum_i weights[i] * terms[i](...)``.
+
+    Parameters
+    ----------
+    terms : list of (float, nn.Module)
+        ``(weight, loss)`` pairs; each loss is called with the arguments the sum gets.
+    """
+
+    def __init__(self, terms):
+        super().__init__()
+        self.weights = [float(weight) for weight, _ in terms]
+        self.terms = nn.ModuleList([term for _, term in terms])
+
+    def forward(self, views, keys=None, groups=None, prototypes=None):
+        return sum(weight * term(views, keys, groups, prototypes)
+                   for weight, term in zip(self.weights, self.terms))
+
+    def extra_repr(self):
+        return f"weights={self.weights}"

@@ -4,9 +4,10 @@ skorch runs the loop (epochs, history, callbacks, device placement, the optimize
 ``on_grad_computed`` hook); what is ours is the data of an epoch (:class:`EpochBatches`:
 batches of pairs of views, redrawn each epoch), one training step (tokenise the batch's
 views, cached contrastive backward) and the engine's callbacks: the epoch's views, the
-epoch selection (``_selection.py``), the progress bar and the checkpoints
-(``_checkpoint.py``). The user's skorch callbacks run after these, and see the history
-keys they write (``train_loss``, ``selection_score``, ...); the checkpoints come last.
+epoch selection (``_selection.py``), a cluster-aware objective's pseudo-labels
+(``_pseudo_labels.py``), the progress bar and the checkpoints (``_checkpoint.py``). The
+user's skorch callbacks run after these, and see the history keys they write
+(``train_loss``, ``selection_score``, ...); the checkpoints come last.
 
 skorch's way for a callback to stop training is to raise ``KeyboardInterrupt`` (its
 ``EarlyStopping`` does), which it catches; :class:`ContrastiveNet` tells such a request
@@ -22,18 +23,33 @@ from skorch.callbacks import Callback, EpochTimer, PassthroughScoring
 from torch.utils.data import Dataset
 from tqdm.auto import tqdm
 
-from ._batching import graph_prefix, padded_groups
+from ._batching import graph_prefix, padded_groups, tokenize
 from ._device import supports_fused_adamw
 from ._encoder import encode
 from ._gradcache import cached_backward
 from ._interrupts import stop_request
 from ._loss import NTXentLoss
-from ._windows import cut_windows, pool_windows
 
 #: Names of the engine's callbacks (a user's callbacks need other names).
-ENGINE_CALLBACKS = ("epoch_timer", "train_loss", "views", "pseudo_labels",
-                    "average_gradients", "selection",
-                    "progress", "checkpoint")
+ENGINE_CALLBACKS = ("epoch_timer", "train_loss", "views", "average_gradients", "selection",
+                    "pseudo_labels", "progress", "checkpoint")
+
+
+def check_callbacks(callbacks):
+    """Check the ``callbacks`` parameter: skorch callbacks or ``(name, callback)`` pairs,
+    none named as one of the engine's."""
+    for item in callbacks or []:
+        name, callback = item if isinstance(item, tuple) and len(item) == 2 else (None, item)
+        is_callback = isinstance(callback, Callback) or (
+            isinstance(callback, type) and issubclass(callback, Callback))
+        if not is_callback or (name is not None and not isinstance(name, str)):
+            raise TypeError(
+                "callbacks must be a list of skorch callbacks (skorch.callbacks.Callback "
+                f"instances) or (name, callback) pairs; got {item!r}.")
+        if name in ENGINE_CALLBACKS:
+            raise ValueError(
+                f"callbacks: the name {name!r} is taken by one of the engine's callbacks "
+                f"({', '.join(ENGINE_CALLBACKS)}); choose another.")
 
 
 def epoch_rng(seed, epoch):
@@ -139,21 +155,19 @@ class ContrastiveNet(NeuralNet):
         :meth:`embed`.
     max_windows : int or None, default=1
         Windows per embedded document (:meth:`embed`) at most; None reads it whole.
-    window_stride : int or None, default=None
-        Tokens between the starts of two windows; None: windows do not overlap.
-    max_view_windows : int or None, default=1
-        Windows per training view at most; 1 truncates each view at ``max_length``.
+        Training views are truncated at ``max_length``.
     amp_dtype : torch.dtype or None
         Autocast dtype on CUDA (bf16); the CPU always computes in float32.
 
     The optimizer defaults to ``torch.optim.AdamW``, fused where torch has a fused kernel
-    for the device. The criterion (default :class:`~._loss.NTXentLoss`) is called as
-    ``criterion_(views, keys)`` on the batch's ``(2N, dim)`` embeddings, and as
-    ``criterion_(views, keys, groups, prototypes)`` while pseudo-labels are set.
+    for the device. The criterion (default :class:`~._loss.NTXentLoss`; an objective's
+    ``make_loss``) is called as ``criterion_(views, keys, groups, prototypes)`` on the
+    batch's ``(2N, dim)`` embeddings, the groups and prototypes being None unless
+    pseudo-labels are set.
     """
 
     def __init__(self, module, *, tokenizer, max_length, mini_batch_size, amp_dtype=None,
-                 max_windows=1, window_stride=None, max_view_windows=1, **kwargs):
+                 max_windows=1, **kwargs):
         kwargs.setdefault("criterion", NTXentLoss)
         kwargs.setdefault("optimizer", torch.optim.AdamW)
         kwargs.setdefault("train_split", None)
@@ -166,8 +180,6 @@ class ContrastiveNet(NeuralNet):
         self.mini_batch_size = mini_batch_size
         self.amp_dtype = amp_dtype
         self.max_windows = max_windows
-        self.window_stride = window_stride
-        self.max_view_windows = max_view_windows
 
     @property
     def _default_callbacks(self):
@@ -223,47 +235,36 @@ class ContrastiveNet(NeuralNet):
             raise  # partial_fit catches it and ends training (on_train_end)
 
     def mini_batches(self, texts):
-        """How a training step runs ``texts``: ``(batches, order, keep, windows)``.
+        """How a training step runs ``texts``: ``(batches, order, keep)``.
 
-        Each view is cut into at most ``max_view_windows`` windows
-        (:func:`~._windows.cut_windows`; one, a truncation, by default). Mini-batches of
-        at most ``mini_batch_size`` windows of similar lengths, the longest first;
-        ``order`` maps their rows back to ``windows``. The first ``keep`` of them (as many
-        as fit in the activations of ``mini_batch_size`` windows of the longest length,
-        the memory GradCache needs anyway) keep their graph: no second forward pass. A
-        batch that fits whole takes an ordinary forward and backward.
+        Each view is truncated at ``max_length`` tokens. Mini-batches of at most
+        ``mini_batch_size`` views of similar lengths, the longest first; ``order`` maps
+        their rows back to ``texts``. The first ``keep`` of them (as many as fit in the
+        activations of ``mini_batch_size`` views of the longest length, the memory
+        GradCache needs anyway) keep their graph: no second forward pass. A batch that
+        fits whole takes an ordinary forward and backward.
         """
-        windows = cut_windows(self.tokenizer, texts, self.max_length,
-                              max_windows=self.max_view_windows,
-                              window_stride=self.window_stride)
-        token_ids = windows.token_ids
+        token_ids = tokenize(self.tokenizer, texts, self.max_length)
         batches, order = padded_groups(token_ids, self.mini_batch_size,
                                        self.tokenizer.pad_token_id, self.device)
         budget = min(len(token_ids), self.mini_batch_size) * max(map(len, token_ids))
-        return batches, order, graph_prefix(batches, budget), windows
+        return batches, order, graph_prefix(batches, budget)
 
     def batch_loss(self, views, batch):
         """The criterion on the ``(2N, dim)`` embeddings ``views`` of ``batch``; with
-        ``pseudo_labels_`` set (cluster-aware negatives, the prototype term), each view's
-        group is its document's pseudo-label, and ``prototypes_`` their centres."""
+        ``pseudo_labels_`` set (a cluster-aware objective), each view's group is its
+        document's pseudo-label, and ``prototypes_`` their clusters' centers."""
         pseudo_labels = getattr(self, "pseudo_labels_", None)
-        if pseudo_labels is None:
-            return self.criterion_(views, batch.keys)
-        return self.criterion_(views, batch.keys,
-                               torch.as_tensor(pseudo_labels[batch.documents]),
-                               self.prototypes_)
+        groups = (None if pseudo_labels is None
+                  else torch.as_tensor(pseudo_labels[batch.documents]))
+        return self.criterion_(views, batch.keys, groups, getattr(self, "prototypes_", None))
 
     def train_step_single(self, batch, **fit_params):
         self.module_.train()
-        batches, order, keep, windows = self.mini_batches(batch.texts)
-        # A view's embedding is the pooled embedding of its windows: the loss's gradient
-        # flows into every window, and GradCache stays exact (the pooling is in loss_fn).
-        per_window = len(batch.texts) / len(windows.token_ids)  # the bar counts views
+        batches, order, keep = self.mini_batches(batch.texts)
         loss = cached_backward(
-            self.module_, batches, order,
-            lambda embeddings: self.batch_loss(pool_windows(embeddings, windows), batch),
-            self.autocast_dtype, keep=keep,
-            progress=lambda n: self._report_views(n * per_window),
+            self.module_, batches, order, lambda views: self.batch_loss(views, batch),
+            self.autocast_dtype, keep=keep, progress=self._report_views,
         )
         return {"loss": loss, "y_pred": None}
 
@@ -277,10 +278,9 @@ class ContrastiveNet(NeuralNet):
     def embed(self, texts, batch_size=None, verbose=0, **windows):
         """Embeddings of ``texts`` by the current weights (float32 numpy array).
 
-        ``max_windows`` and ``window_stride`` may be passed to override the net's.
+        ``max_windows`` may be passed to override the net's.
         """
-        windows = {"max_windows": self.max_windows, "window_stride": self.window_stride,
-                   **windows}
+        windows = {"max_windows": self.max_windows, **windows}
         return encode(
             self.module_, self.tokenizer, texts, max_length=self.max_length,
             batch_size=batch_size or self.mini_batch_size, device=self.device,
@@ -298,35 +298,6 @@ class SetEpochViews(Callback):
 
     def on_epoch_begin(self, net, dataset_train=None, **kwargs):
         dataset_train.set_epoch(len(net.history))
-
-
-class PseudoLabels(Callback):
-    """Cluster-aware negatives and the prototype term: before each epoch, every
-    document's pseudo-label is its cluster in the epoch selection's clustering of the
-    previous epoch (epoch 0: the untuned encoder), in the space ``transform`` returns
-    (``SelectionContext.training_labels``: the chosen clustering or its
-    ``pseudo_clusters`` over-clustering, only their confident part with
-    ``pseudo_fraction``); -1 (none) for a document outside the selection's sample or
-    left unlabelled. The net's loss reads them as the views' groups, and with
-    ``prototypes`` that clustering's centres in the encoder's space
-    (``SelectionContext.centres``) as the prototypes."""
-
-    def __init__(self, selection, n_documents, prototypes=False):
-        self.selection = selection
-        self.n_documents = n_documents
-        self.prototypes = prototypes
-
-    def on_epoch_begin(self, net, **kwargs):
-        context = self.selection.context
-        labels = np.full(self.n_documents, -1, dtype=np.int64)
-        previous = len(net.history) - 1
-        labels[context.sample_indices] = context.training_labels(previous)
-        net.pseudo_labels_ = labels
-        net.prototypes_ = (torch.from_numpy(context.centres[previous]) if self.prototypes
-                           else None)
-
-    def on_train_end(self, net, **kwargs):
-        net.pseudo_labels_ = net.prototypes_ = None
 
 
 class ProgressBar(Callback):
@@ -389,6 +360,8 @@ class FitState:
     lexical_rows : ndarray of shape (n_documents, n_components) or None
         The corpus' rows in it, computed once for the selection and ``fit_transform``.
     selection : EpochSelection
+    pseudo_labels : PseudoLabels or None
+        The objective's pseudo-labels (None unless it is cluster-aware).
     checkpoints : CheckpointDir or None
     """
 
@@ -401,4 +374,13 @@ class FitState:
     lexical: object = field(default=None, repr=False)
     lexical_rows: object = field(default=None, repr=False)
     selection: object = field(default=None, repr=False)
+    pseudo_labels: object = field(default=None, repr=False)
     checkpoints: object = None
+
+    @property
+    def stateful(self):
+        """Name -> the callbacks whose state the checkpoints keep."""
+        parts = {"selection": self.selection}
+        if self.pseudo_labels is not None:
+            parts["pseudo_labels"] = self.pseudo_labels
+        return parts

@@ -3,8 +3,8 @@
 A document longer than ``max_length`` tokens is cut into *windows* that cover it, each
 with the model's special tokens; every window is mean-pooled by the encoder, and the
 document's embedding is the mean of its windows' embeddings weighted by their token
-counts (special tokens included). Without overlap this is exactly mean pooling over all
-the document's tokens, with attention limited to each window:
+counts (special tokens included). This is exactly mean pooling over all the document's
+tokens, with attention limited to each window:
 
     embedding(d) = sum_w sum_{t in w} h_t / sum_w |w|
 
@@ -12,8 +12,6 @@ A document's first ``max_windows * body`` tokens are kept (``body`` = ``max_leng
 minus the special tokens; all of them when ``max_windows`` is None) and split into the
 fewest windows of at most ``body`` tokens, of near-equal sizes, so that no window is a
 short tail with little context. ``max_windows=1`` is plain truncation at ``max_length``.
-With ``window_stride`` below ``body``, windows overlap: each starts ``window_stride``
-tokens after the previous one (the last one ends at the document's end).
 
 The windows of all documents are packed together (length-sorted, dynamically padded, as
 :func:`~._batching.padded_groups` makes them) and scattered back per document with one
@@ -49,23 +47,19 @@ class Windows:
                            count=len(self.token_ids))
 
 
-def _spans(n_tokens, body, stride, max_windows):
-    """``(start, stop)`` of each window of a document of ``n_tokens`` tokens."""
+def _spans(n_tokens, body, max_windows):
+    """``(start, stop)`` of each window of a document of ``n_tokens`` tokens: the fewest
+    windows of at most ``body`` tokens, of near-equal sizes."""
     if max_windows is not None:
         n_tokens = min(n_tokens, max_windows * body)
     if n_tokens <= body:
         return [(0, n_tokens)]
-    if stride >= body:  # no overlap: the fewest windows, of near-equal sizes
-        count = -(-n_tokens // body)
-        bounds = np.linspace(0, n_tokens, count + 1).round().astype(int)
-        return list(zip(bounds[:-1].tolist(), bounds[1:].tolist()))
-    starts = list(range(0, n_tokens - body, stride)) + [n_tokens - body]
-    if max_windows is not None:
-        starts = starts[:max_windows]
-    return [(start, start + body) for start in starts]
+    count = -(-n_tokens // body)
+    bounds = np.linspace(0, n_tokens, count + 1).round().astype(int)
+    return list(zip(bounds[:-1].tolist(), bounds[1:].tolist()))
 
 
-def cut_windows(tokenizer, texts, max_length, *, max_windows=None, window_stride=None):
+def cut_windows(tokenizer, texts, max_length, *, max_windows=None):
     """Tokenise ``texts`` whole and cut each into windows of at most ``max_length`` tokens.
 
     Parameters
@@ -79,52 +73,33 @@ def cut_windows(tokenizer, texts, max_length, *, max_windows=None, window_stride
     max_windows : int or None, default=None
         Windows per document at most (the first ones are kept); None covers each whole
         document; 1 is truncation at ``max_length``.
-    window_stride : int or None, default=None
-        Tokens between the starts of two windows, at most a window's text
-        (``max_length`` less the special tokens, which is no overlap); None: no overlap.
 
     Returns
     -------
     windows : Windows
     """
-    prefix, suffix, body = _template(tokenizer, max_length, window_stride)
-    stride = body if window_stride is None else window_stride
+    prefix, suffix, body = _template(tokenizer, max_length)
     if not len(texts):
         return Windows([], np.empty(0, dtype=np.int64), 0)
     encoded = _tokenize_whole(tokenizer, texts,
                               None if max_windows is None else max_windows * body)
     token_ids, owners = [], []
     for document, ids in enumerate(encoded):
-        for start, stop in _spans(len(ids), body, stride, max_windows):
+        for start, stop in _spans(len(ids), body, max_windows):
             token_ids.append(prefix + ids[start:stop] + suffix)
             owners.append(document)
     return Windows(token_ids, np.asarray(owners, dtype=np.int64), len(encoded))
 
 
-def window_body(tokenizer, max_length, window_stride=None):
-    """Text tokens per window: ``max_length`` less the model's special tokens.
-
-    Raises a ``ValueError`` naming the parameter when ``max_length`` leaves no room for
-    text, or when ``window_stride`` is longer than a window's text (windows would skip
-    tokens).
-    """
-    return _template(tokenizer, max_length, window_stride)[2]
-
-
-def _template(tokenizer, max_length, window_stride):
+def _template(tokenizer, max_length):
     """``(prefix, suffix, body)``: the special tokens around a window's text and the text
-    tokens it holds, checked as :func:`window_body` says."""
+    tokens it holds; a ``ValueError`` naming ``max_length`` when it leaves no room for
+    text."""
     prefix, suffix = special_tokens(tokenizer)
     body = max_length - len(prefix) - len(suffix)
     if body < 1:
         raise ValueError(f"max_length={max_length} leaves no room for text beside the "
                          "model's special tokens; raise it.")
-    if window_stride is not None and window_stride > body:
-        raise ValueError(
-            f"window_stride={window_stride} is longer than a window's text ({body} tokens "
-            f"at max_length={max_length}, less the special tokens): the windows would skip "
-            f"text. Pass window_stride={body} or less, or None for windows that do not "
-            "overlap.")
     return prefix, suffix, body
 
 
@@ -162,8 +137,7 @@ def pool_windows(embeddings, windows):
     Parameters
     ----------
     embeddings : torch.Tensor of shape (n_windows, dim)
-        One embedding per window, in the order of ``windows.token_ids``. Differentiable:
-        in training, gradients flow back into every window.
+        One embedding per window, in the order of ``windows.token_ids``.
     windows : Windows
         What :func:`cut_windows` returned.
 

@@ -24,8 +24,6 @@ class ShuffleDivideEmbedder(BaseContrastiveEmbedder):
     {shared_parameters}
     min_sentences : int, default=4
         Documents with fewer sentences are not trained on (they are still embedded).
-    unit : {"sentence", "word"}, default="sentence"
-        Shuffle sentences (Shuffle & Divide) or words (the word-level variant).
     sentence_splitter : {"auto", "punkt", "punkt-corpus"} or callable, default="auto"
         "auto" uses nltk's pretrained English Punkt when installed, else Punkt trained
         unsupervised on the fitted corpus, and also cuts after other scripts'
@@ -62,27 +60,22 @@ class ShuffleDivideEmbedder(BaseContrastiveEmbedder):
     _parameter_constraints = {
         **BaseContrastiveEmbedder._parameter_constraints,
         "min_sentences": [Interval(Integral, 2, None)],
-        "unit": [Options({"sentence", "word"})],
         "sentence_splitter": [Options({"auto", "punkt", "punkt-corpus"}), "callable"],
     }
 
     def __init__(self, model_name_or_path="bert-base-uncased", *, max_length=None,
-                 max_windows=16, window_stride=None, max_view_windows=1,
-                 lexical_weight=0.5, lexical_components=100,
-                 temperature=0.2, learning_rate=3e-5, weight_decay=0.01, batch_size=320,
-                 mini_batch_size="auto", max_epochs=3, n_clusters=None,
-                 selection="untuned-silhouette", selection_sample_size=5000,
-                 cluster_negatives=None, prototype_weight=0.0, pseudo_clusters=None,
-                 pseudo_fraction=1.0, normalize=True, device="auto", checkpoint_dir=None,
-                 random_state=None, verbose=1,
-                 callbacks=None, min_sentences=4, unit="sentence", sentence_splitter="auto"):
+                 max_windows=16, lexical_weight=0.5, lexical_components=100,
+                 objective="nt-xent", temperature=0.2, learning_rate=3e-5, weight_decay=0.01,
+                 batch_size=320, mini_batch_size="auto", max_epochs=3, n_clusters=None,
+                 selection="untuned-silhouette", selection_sample_size=5000, normalize=True,
+                 device="auto", checkpoint_dir=None, random_state=None, verbose=1,
+                 callbacks=None, min_sentences=4, sentence_splitter="auto"):
         self.model_name_or_path = model_name_or_path
         self.max_length = max_length
         self.max_windows = max_windows
-        self.window_stride = window_stride
-        self.max_view_windows = max_view_windows
         self.lexical_weight = lexical_weight
         self.lexical_components = lexical_components
+        self.objective = objective
         self.temperature = temperature
         self.learning_rate = learning_rate
         self.weight_decay = weight_decay
@@ -92,10 +85,6 @@ class ShuffleDivideEmbedder(BaseContrastiveEmbedder):
         self.n_clusters = n_clusters
         self.selection = selection
         self.selection_sample_size = selection_sample_size
-        self.cluster_negatives = cluster_negatives
-        self.prototype_weight = prototype_weight
-        self.pseudo_clusters = pseudo_clusters
-        self.pseudo_fraction = pseudo_fraction
         self.normalize = normalize
         self.device = device
         self.checkpoint_dir = checkpoint_dir
@@ -103,8 +92,7 @@ class ShuffleDivideEmbedder(BaseContrastiveEmbedder):
         self.verbose = verbose
         self.callbacks = callbacks
         self.min_sentences = min_sentences
-        self.unit = unit
         self.sentence_splitter = sentence_splitter
 
     def _make_positives(self):
-        return ShuffleDividePositives(self.min_sentences, self.unit, self.sentence_splitter)
+        return ShuffleDividePositives(self.min_sentences, self.sentence_splitter)

@@ -64,22 +64,18 @@ class TfidfPositiveEmbedder(BaseContrastiveEmbedder):
     }
 
     def __init__(self, model_name_or_path="bert-base-uncased", *, max_length=None,
-                 max_windows=16, window_stride=None, max_view_windows=1,
-                 lexical_weight=0.5, lexical_components=100,
-                 temperature=0.2, learning_rate=3e-5, weight_decay=0.01, batch_size=320,
-                 mini_batch_size="auto", max_epochs=3, n_clusters=None,
-                 selection="untuned-silhouette", selection_sample_size=5000,
-                 cluster_negatives=None, prototype_weight=0.0, pseudo_clusters=None,
-                 pseudo_fraction=1.0, normalize=True, device="auto", checkpoint_dir=None,
-                 random_state=None, verbose=1,
+                 max_windows=16, lexical_weight=0.5, lexical_components=100,
+                 objective="nt-xent", temperature=0.2, learning_rate=3e-5, weight_decay=0.01,
+                 batch_size=320, mini_batch_size="auto", max_epochs=3, n_clusters=None,
+                 selection="untuned-silhouette", selection_sample_size=5000, normalize=True,
+                 device="auto", checkpoint_dir=None, random_state=None, verbose=1,
                  callbacks=None, tfidf_params=None, exclude_duplicates=True):
         self.model_name_or_path = model_name_or_path
         self.max_length = max_length
         self.max_windows = max_windows
-        self.window_stride = window_stride
-        self.max_view_windows = max_view_windows
         self.lexical_weight = lexical_weight
         self.lexical_components = lexical_components
+        self.objective = objective
         self.temperature = temperature
         self.learning_rate = learning_rate
         self.weight_decay = weight_decay
@@ -89,10 +85,6 @@ class TfidfPositiveEmbedder(BaseContrastiveEmbedder):
         self.n_clusters = n_clusters
         self.selection = selection
         self.selection_sample_size = selection_sample_size
-        self.cluster_negatives = cluster_negatives
-        self.prototype_weight = prototype_weight
-        self.pseudo_clusters = pseudo_clusters
-        self.pseudo_fraction = pseudo_fraction
         self.normalize = normalize
         self.device = device
         self.checkpoint_dir = checkpoint_dir

@@ -115,7 +115,7 @@ def representative_documents(embeddings, labels, *, n_documents=3):
     """The documents closest (by cosine) to the centroid of each cluster.
 
     The centroid of a cluster is the normalised mean of its documents' unit embeddings:
-    the centre spherical k-means gives it.
+    the center spherical k-means gives it.
 
     Parameters
     ----------
