@@ -64,7 +64,7 @@ class BaseContrastiveEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         "batch_size": [Interval(Integral, 2, None)],
         "mini_batch_size": [Interval(Integral, 1, None), Options({"auto"})],
         "max_epochs": [Interval(Integral, 0, None)],
-        "n_clusters": [Interval(Integral, 2, None), None],
+        "n_clusters": [Interval(Integral, 2, None), Options({"auto"}), None],
         "selection": [Options(set(CRITERIA)), SelectionCriterion],
         "selection_sample_size": [Interval(Integral, 2, None), None],
         "normalize": ["boolean"],
@@ -157,6 +157,7 @@ class BaseContrastiveEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
             self.lexical_weight, None if space is None else space.weight_)
         self.objective_ = objective
         self.selection_ = fit.selection.criterion
+        self.n_clusters_, self.n_clusters_scores_ = fit.selection.n_clusters()
         self._n_features_out = encoder.dim + (
             0 if fit.lexical is None else fit.lexical.n_components_)
         embeddings = fit.selection.best_embeddings
