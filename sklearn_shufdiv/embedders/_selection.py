@@ -125,7 +125,12 @@ class EpochSelection(Callback):
         sample, in the space scored; with the words, at their fixed weight (the
         fallback of ``lexical_weight="auto"``, whose own choice needs the number)."""
         space = embeddings if self.space is None else self.space.provisional(embeddings)
-        k, self.n_clusters_scores = choose_n_clusters(space, random_state=self.context.seed)
+        try:
+            k, self.n_clusters_scores = choose_n_clusters(space,
+                                                          random_state=self.context.seed)
+        except ValueError as exc:
+            raise ValueError(f"n_clusters='auto': {exc} Give n_clusters as an int, or more "
+                             "distinct documents.") from exc
         self._set_n_clusters(k)
 
     def _set_n_clusters(self, k):
