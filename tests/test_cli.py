@@ -228,8 +228,8 @@ def test_path_and_option_errors(tmp_path, capsys, tiny_bert_path):
 
 
 def test_usage_errors(capsys):
-    status, _, err = run(capsys, "cluster", "docs.txt", "-o", "x.csv")
-    assert status == 2 and "the following arguments are required: -k/--n-clusters" in err
+    status, _, err = run(capsys, "cluster", "docs.txt")
+    assert status == 2 and "the following arguments are required: -o/--output" in err
     status, _, err = run(capsys, "cluster", "docs.txt", "-k", 1, "-o", "x.csv")
     assert status == 2 and "below the minimum, 2" in err
     assert run(capsys)[0] == 2

@@ -12,7 +12,9 @@ from sklearn.metrics import adjusted_rand_score, silhouette_score
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from sklearn_shufdiv.cluster import SphericalKMeans, choose_n_clusters, spherical_kmeans
-from sklearn_shufdiv.cluster import _k_criteria as criteria
+from sklearn_shufdiv.cluster import _k_indices as indices
+from sklearn_shufdiv.cluster import _k_resampling as resampling
+from sklearn_shufdiv.cluster._k_sample import Sample
 from sklearn_shufdiv.cluster._lloyd import LloydResult
 from sklearn_shufdiv.cluster._n_clusters import K_SELECTIONS, count_distinct_rows
 
@@ -72,7 +74,7 @@ def test_integer_weights_are_repeated_rows():
     X, _ = sphere_blobs(4, n_samples=60, spread=0.2)
     weights = np.random.default_rng(0).integers(1, 4, size=len(X))
     repeated = np.repeat(X, weights, axis=0)
-    for k_selection in ("eigengap", "silhouette", "stability"):
+    for k_selection in set(CRITERIA) - {"gap"}:
         k_w, by_weight = choose_n_clusters(X, sample_weight=weights, k_range=(2, 6),
                                            k_selection=k_selection, random_state=0)
         k_r, by_rows = choose_n_clusters(repeated, k_range=(2, 6), k_selection=k_selection,
@@ -98,18 +100,14 @@ def fixed_paths(paths):
     return cluster_path
 
 
-def test_silhouette_is_the_cosine_silhouette_of_each_clustering(monkeypatch):
-    X, truth = sphere_blobs(3, n_samples=90, spread=0.3)
-    rng = np.random.default_rng(0)
-    paths = [truth, (truth + (rng.random(90) < 0.2)) % 4, rng.integers(0, 5, size=90)]
-    ks = np.array([3, 4, 5])
-    sample = criteria.Sample(*_validated(X), 2000, np.random.RandomState(0))
-    order = sample.rows  # the sample keeps the rows in its own order
-    monkeypatch.setattr(criteria, "cluster_path", fixed_paths([[p[order] for p in paths]]))
-    arrays, k = criteria.silhouette(sample, ks, np.random.RandomState(0))
-    expected = [silhouette_score(X[order], p[order], metric="cosine") for p in paths]
+@pytest.mark.parametrize("n_clusters", [3, 5, 8])
+def test_silhouette_is_the_cosine_silhouette_of_each_clustering(monkeypatch, n_clusters):
+    U, paths, sample = _three_paths(monkeypatch, indices, n_clusters=n_clusters)
+    ks = np.arange(n_clusters, n_clusters + 3)
+    arrays, k = indices.silhouette(sample, ks, np.random.RandomState(0))
+    expected = [silhouette_score(U, p, metric="cosine") for p in paths]
     np.testing.assert_allclose(arrays["score"], expected, atol=1e-10)
-    assert k == 3
+    assert k == n_clusters
 
 
 def _validated(X, weights=None):
@@ -124,11 +122,11 @@ def test_disagreement_is_the_best_matching_by_brute_force():
     for k in (2, 3, 4):
         a, b, w = rng.integers(k, size=50), rng.integers(k, size=50), rng.uniform(size=50)
         best = max(w[np.array(perm)[a] == b].sum() for perm in itertools.permutations(range(k)))
-        assert criteria._disagreement(a, b, w, k) == pytest.approx(1 - best / w.sum())
+        assert resampling._disagreement(a, b, w, k) == pytest.approx(1 - best / w.sum())
     # Random labellings into k classes disagree on about 1 - 1/k of the rows (a bit less:
     # the best matching profits from chance).
     for k in (2, 5):
-        random = criteria._random_disagreement(5000, k, np.random.RandomState(0))
+        random = resampling._random_disagreement(5000, k, np.random.RandomState(0))
         assert 1 - 1 / k - 0.05 < random < 1 - 1 / k
 
 
@@ -149,6 +147,212 @@ def test_gap_rule_and_values(monkeypatch):
     # The reference sets fill the box of the principal components: their objective at
     # k = 5 is far above that of five tight blobs.
     assert scores.score[3] > 1
+
+
+def _three_paths(monkeypatch, module, n_paths=1, n_clusters=3):
+    """Blobs, a sample of them, and three fixed clusterings as its path: the blobs
+    (``k = n_clusters``), a perturbed one with one more cluster, and a random one with two
+    more."""
+    n = 30 * n_clusters
+    X, truth = sphere_blobs(n_clusters, n_samples=n, spread=0.3)
+    rng = np.random.default_rng(0)
+    paths = [truth, (truth + (rng.random(n) < 0.2)) % (n_clusters + 1),
+             rng.integers(0, n_clusters + 2, size=n)]
+    sample = Sample(*_validated(X), 2000, np.random.RandomState(0))
+    paths = [p[sample.rows] for p in paths]
+    monkeypatch.setattr(module, "cluster_path", fixed_paths([paths] * n_paths))
+    return unit(X[sample.rows]), paths, sample
+
+
+@pytest.mark.parametrize("n_clusters", [3, 5, 8])
+def test_calinski_harabasz_and_davies_bouldin_are_their_cosine_forms(monkeypatch, n_clusters):
+    U, paths, sample = _three_paths(monkeypatch, indices, n_paths=2, n_clusters=n_clusters)
+    ks = np.arange(n_clusters, n_clusters + 3)
+    mean = U.sum(axis=0)
+    total = (1 - U @ (mean / np.linalg.norm(mean))).sum()
+    expected_ch, expected_db = [], []
+    for labels in paths:
+        centers = np.array([unit(U[labels == j].sum(axis=0)[None])[0]
+                            for j in range(labels.max() + 1)])
+        within = (1 - (U * centers[labels]).sum(axis=1)).sum()
+        k = len(centers)
+        expected_ch.append(((total - within) / (k - 1)) / (within / (len(U) - k)))
+        spread = [np.mean(1 - U[labels == j] @ centers[j]) for j in range(k)]
+        expected_db.append(np.mean([
+            max((spread[i] + spread[j]) / (1 - centers[i] @ centers[j])
+                for j in range(k) if j != i) for i in range(k)]))
+    arrays, k = indices.calinski_harabasz(sample, ks, np.random.RandomState(0))
+    np.testing.assert_allclose(arrays["score"], expected_ch, rtol=1e-8)
+    assert k == ks[np.argmax(expected_ch)] == n_clusters
+    arrays, k = indices.davies_bouldin(sample, ks, np.random.RandomState(0))
+    np.testing.assert_allclose(arrays["score"], expected_db, rtol=1e-8)
+    assert k == ks[np.argmin(expected_db)] == n_clusters
+
+
+def levina_bickel(U, low=10, high=20):
+    """Textbook: Levina and Bickel's estimate, inverses averaged over points (MacKay and
+    Ghahramani), then averaged over the number of neighbours."""
+    from sklearn.neighbors import NearestNeighbors
+
+    distance = NearestNeighbors(n_neighbors=high + 1).fit(U).kneighbors(U)[0][:, 1:]
+    log_t = np.log(distance)
+    return np.mean([1 / np.mean(log_t[:, k - 1] - log_t[:, :k - 1].mean(axis=1))
+                    for k in range(low, high + 1)])
+
+
+@pytest.mark.parametrize("n_clusters", [3, 5, 8])
+def test_jump_is_sugar_and_james_with_the_intrinsic_dimension(n_clusters):
+    X, _ = sphere_blobs(n_clusters, n_samples=200, spread=0.1)
+    k, scores = choose_n_clusters(X, k_range=(2, 10), k_selection="jump", random_state=0)
+    U = unit(X)
+    assert scores.intrinsic_dimension == pytest.approx(levina_bickel(U), rel=1e-6)
+    assert scores.power == pytest.approx(scores.intrinsic_dimension / 2)
+    one = (1 - U @ unit(U.sum(axis=0)[None])[0]).sum()
+    distortion = np.concatenate([[one], scores.inertia]) / len(X)
+    jumps = distortion[1:] ** -scores.power - distortion[:-1] ** -scores.power
+    np.testing.assert_allclose(scores.score / scores.score.max(), jumps / jumps.max(),
+                               rtol=1e-6, atol=1e-12)
+    assert k == n_clusters == np.argmax(jumps) + 2
+    model = SphericalKMeans(n_clusters, random_state=0).fit(X)
+    assert scores.inertia[n_clusters - 2] == pytest.approx(model.inertia_, rel=1e-6)
+    # From k = 3 on, the first jump is from the objective at k = 2.
+    _, later = choose_n_clusters(X, k_range=(3, 10), k_selection="jump", random_state=0)
+    assert later.inertia.size == 8 and later.score.size == 8
+    two = SphericalKMeans(2, random_state=0).fit(X).inertia_ / len(X)
+    lifted = np.concatenate([[two], later.inertia / len(X)]) ** -later.power
+    expected = np.diff(lifted)  # the first uses the best of 10 runs at k = 2: close only
+    np.testing.assert_allclose(later.score[1:] / later.score[1:].max(),
+                               expected[1:] / expected[1:].max(), rtol=1e-6)
+    assert later.score[0] / later.score[1:].max() == pytest.approx(
+        expected[0] / expected[1:].max(), rel=0.2)
+
+
+def test_intrinsic_dimension_follows_the_data_and_skips_a_rows_own_copies():
+    rng = np.random.default_rng(0)
+    flat = np.hstack([rng.standard_normal((400, 3)), np.zeros((400, 8)), np.full((400, 1), 8.0)])
+    doubled = np.vstack([flat, flat])
+    dims = [choose_n_clusters(data, k_range=(2, 4), k_selection="jump",
+                              random_state=0)[1].intrinsic_dimension
+            for data in (flat, doubled)]
+    assert 2.5 < dims[0] < 3.5  # a 3-dimensional patch of the sphere
+    # Every row twice: a row's own copy is no neighbour (a zero distance would give an
+    # infinite log ratio), its neighbours' copies are.
+    assert np.isfinite(dims[1]) and dims[1] == pytest.approx(dims[0], rel=0.1)
+    wide = np.hstack([rng.standard_normal((400, 8)), np.zeros((400, 3)), np.full((400, 1), 8.0)])
+    assert choose_n_clusters(wide, k_range=(2, 4), k_selection="jump", random_state=0
+                             )[1].intrinsic_dimension > 6
+
+
+@pytest.mark.parametrize("n_clusters", [3, 5, 8])
+def test_bic_is_that_of_the_von_mises_fisher_mixture(monkeypatch, n_clusters):
+    from scipy.stats import vonmises_fisher
+
+    U, paths, sample = _three_paths(monkeypatch, indices, n_clusters=n_clusters)
+    n, d = U.shape
+    expected_bic, expected_icl = [], []
+    for labels in paths:
+        joint = []
+        for j in range(labels.max() + 1):
+            total = U[labels == j].sum(axis=0)
+            r = np.linalg.norm(total) / np.sum(labels == j)
+            kappa = r * (d - r**2) / (1 - r**2)
+            density = vonmises_fisher(total / np.linalg.norm(total), kappa).pdf(U)
+            joint.append(np.mean(labels == j) * density)
+        joint = np.array(joint).T
+        mixture = joint.sum(axis=1)
+        posterior = joint / mixture[:, None]
+        value = -2 * np.log(mixture).sum() + (len(joint.T) * (d + 1) - 1) * np.log(n)
+        expected_bic.append(value)
+        expected_icl.append(value - 2 * (posterior * np.log(posterior)).sum())
+    ks = np.arange(n_clusters, n_clusters + 3)
+    arrays, k = indices.bic(sample, ks, np.random.RandomState(0))
+    np.testing.assert_allclose(arrays["score"], expected_bic, rtol=1e-8)
+    np.testing.assert_allclose(arrays["icl"], expected_icl, rtol=1e-8)
+    assert k == n_clusters == ks[np.argmin(expected_bic)]
+
+
+def test_log_bessel_is_exact_and_its_expansion_close():
+    import mpmath
+
+    order = 241.0  # d = 484, the order of the package's fused embeddings
+    x = np.array([0.5, 5.0, 50.0, 500.0, 5000.0])
+    exact = np.array([float(mpmath.log(mpmath.besseli(order, v))) for v in x])
+    np.testing.assert_allclose(indices.log_bessel_i(order, x), exact, rtol=1e-6)
+    assert scipy_underflows(order, x[:2])  # the first two need the expansion
+    np.testing.assert_allclose(indices.log_bessel_i(2.5, x), [
+        float(mpmath.log(mpmath.besseli(2.5, v))) for v in x], rtol=1e-10)
+
+
+def scipy_underflows(order, x):
+    from scipy.special import ive
+
+    return bool((ive(order, x) < 1e-250).all())
+
+
+def test_prediction_strength_counts_pairs_by_brute_force():
+    rng = np.random.default_rng(0)
+    for k in (2, 3, 5):
+        own, given = rng.integers(k, size=40), rng.integers(k, size=40)
+        weights = rng.integers(1, 4, size=40)
+        own_rows, given_rows = np.repeat(own, weights), np.repeat(given, weights)
+        shares = []
+        for j in range(k):
+            members = np.flatnonzero(own_rows == j)
+            if members.size > 1:
+                pairs = [(a, b) for a in members for b in members if a != b]
+                shares.append(np.mean([given_rows[a] == given_rows[b] for a, b in pairs]))
+        table = resampling._table(own, given, weights.astype(float), k)
+        assert resampling._strength(table) == pytest.approx(min(shares))
+
+
+def test_prediction_strength_rule_and_shared_splits():
+    X, _ = sphere_blobs(4, n_samples=200)
+    k, scores = choose_n_clusters(X, k_range=(2, 8), k_selection="prediction_strength",
+                                  random_state=0)
+    assert scores.score[2] == 1.0  # k = 4: every pair of a cluster predicted together
+    assert k == scores.k[np.flatnonzero(scores.score >= 0.8)[-1]] == 4
+    # The same splits as stability's: each criterion returns the other's scores.
+    _, stable = choose_n_clusters(X, k_range=(2, 8), k_selection="stability", random_state=0)
+    np.testing.assert_array_equal(stable.prediction_strength, scores.score)
+    np.testing.assert_array_equal(scores.stability, stable.score)
+    # No k strong enough: the strongest.
+    noise = np.random.default_rng(0).standard_normal((300, 12))
+    k, weak = choose_n_clusters(noise, k_range=(6, 9), k_selection="prediction_strength",
+                                random_state=0)
+    assert (weak.score < 0.8).all() and k == weak.k[np.argmax(weak.score)]
+
+
+def test_ambiguous_share_by_brute_force():
+    rng = np.random.default_rng(0)
+    labels = rng.integers(0, 3, size=(6, 30)).astype(np.int32)
+    labels[rng.random(labels.shape) < 0.3] = -1
+    ambiguous, pairs = 0, 0
+    for a, b in itertools.combinations(range(30), 2):
+        both = (labels[:, a] >= 0) & (labels[:, b] >= 0)
+        if both.any():
+            consensus = np.mean(labels[both, a] == labels[both, b])
+            ambiguous += 0.1 < consensus < 0.9
+            pairs += 1
+    assert resampling._ambiguous_share(labels) == pytest.approx(ambiguous / pairs)
+
+
+def test_pac_is_zero_at_well_separated_clusters():
+    X, _ = sphere_blobs(5, n_samples=200)
+    k, scores = choose_n_clusters(X, k_range=(2, 8), k_selection="pac", random_state=0)
+    assert scores.score[3] == 0 and k == 5
+    assert (scores.score[[0, 1, 2]] > 0).all()
+    assert scores.runner_up == scores.k[np.argsort(scores.score, kind="stable")[1]]
+
+
+@pytest.mark.parametrize("k_selection", CRITERIA)
+def test_each_criterion_on_few_distinct_rows(k_selection):
+    X = np.repeat(np.eye(6) + 0.01, 3, axis=0)  # 18 rows, 6 distinct directions
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        k, scores = choose_n_clusters(X, k_range=(2, 6), k_selection=k_selection,
+                                      random_state=0)
+    assert 2 <= k <= 6 and scores.score.shape == (5,)
+    assert scores.runner_up in range(2, 7) and scores.runner_up != k
 
 
 def test_fitted_attributes_and_function():

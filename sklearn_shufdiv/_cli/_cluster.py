@@ -25,7 +25,7 @@ def run_cluster(args):
                          id_field=args.id_field, label_field=args.label_field,
                          label_from_folder=args.label_from_folder,
                          encoding_errors=args.encoding_errors)
-    if args.n_clusters > len(corpus.texts):
+    if args.n_clusters != "auto" and args.n_clusters > len(corpus.texts):
         raise CLIError(f"{args.input}: {plural(len(corpus.texts), 'document')} cannot make "
                        f"{args.n_clusters} clusters; lower --n-clusters.")
     paths = check_outputs({"--output": args.output, "--report": args.report,
@@ -38,14 +38,14 @@ def run_cluster(args):
     result = embed_and_cluster(args, settings, corpus.texts, args.n_clusters,
                                method=args.method, select=args.select_epoch,
                                labels=corpus.labels)
-    descriptions = describe_clusters(corpus, result, args.n_clusters)
+    descriptions = describe_clusters(corpus, result, result.n_clusters)
     write_csv(paths["--output"], corpus.ids, result.clusters)
     if "--report" in paths:
         write_report(paths["--report"],
                      report(corpus, result, args, settings, descriptions, paths))
     if "--plot" in paths:
         draw_map(paths["--plot"], result, descriptions, projection=args.plot_projection,
-                 seed=args.seed, title=f"{args.input}: {args.n_clusters} clusters")
+                 seed=args.seed, title=f"{args.input}: {result.n_clusters} clusters")
     print("\n".join(summary_lines(corpus, result, args, settings, descriptions, paths)))
     return 0
 

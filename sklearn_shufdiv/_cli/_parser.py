@@ -75,6 +75,20 @@ def _windows(text):
 _windows.__name__ = 'integer >= 1 or "all"'
 
 
+def _n_clusters(text):
+    """``--n-clusters``: an integer of at least 2, or "auto"."""
+    if text == "auto":
+        return text
+    try:
+        int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is neither an integer nor auto") from None
+    return _int_at_least(2)(text)
+
+
+_n_clusters.__name__ = 'integer >= 2 or "auto"'
+
+
 def _weight(text):
     """``--lexical-weight``: a number in [0, 1), or "auto"."""
     if text == "auto":
@@ -147,8 +161,10 @@ def _add_cluster(subparsers):
                     "write id,cluster rows to a CSV and print a summary.",
         epilog=_CLUSTER_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("input", metavar="INPUT", help="a folder, text file or JSON lines file")
-    parser.add_argument("-k", "--n-clusters", type=_int_at_least(2), required=True,
-                        metavar="K", help="number of clusters")
+    parser.add_argument("-k", "--n-clusters", type=_n_clusters, default="auto", metavar="K",
+                        help="number of clusters, or auto (the default): chosen without "
+                             "labels among 2 to 30; the summary shows each candidate's "
+                             "score")
     parser.add_argument("-o", "--output", required=True, metavar="PATH",
                         help="CSV file to write (columns id,cluster)")
     parser.add_argument("--report", metavar="PATH",

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from sklearn.metrics import adjusted_mutual_info_score
 
-from ..cluster import cluster_on_sphere
+from ..cluster import choose_n_clusters, cluster_on_sphere
 from ..embedders import FitInterruptedWarning, ShuffleDivideEmbedder, TfidfPositiveEmbedder
 from ..metrics import clustering_accuracy, cosine_silhouette
 from . import CLIError, CLIInterrupted
@@ -64,6 +64,11 @@ class RunResult:
         the one chosen).
     scored_documents : int or None
         How many documents the epoch selection clustered (None: no selection).
+    n_clusters : int or None
+        The number of clusters.
+    n_clusters_scores : Bunch or None
+        With ``--n-clusters auto``, the per-candidate scores of the choice
+        (:func:`~sklearn_shufdiv.cluster.choose_n_clusters`'s).
     acc, ami : float or None
         Accuracy and adjusted mutual information against the labels, if any.
     """
@@ -80,6 +85,8 @@ class RunResult:
     criterion: str | None = None
     lexical_weight: float | None = None
     inference_dtype: str | None = None
+    n_clusters: int | None = None
+    n_clusters_scores: object = None
     acc: float | None = None
     ami: float | None = None
 
@@ -169,9 +176,9 @@ def make_embedder(args, settings, method, n_clusters, *, select=True):
         Device, length, batch size and epochs (see :func:`plan_run`).
     method : {"shuffle-divide", "tfidf", "frozen"}
         "frozen" is the Shuffle & Divide embedder with ``max_epochs=0``.
-    n_clusters : int
+    n_clusters : int or "auto"
         Passed on when ``select`` is true and there is training, so that the epoch
-        is chosen by silhouette.
+        is chosen by silhouette (with "auto", on the number the embedder chooses).
     select : bool, default=True
         Choose the epoch by silhouette.
 
@@ -249,6 +256,21 @@ def selection_clusters(embedder, n_documents):
     return np.asarray(embedder.selection_labels_[row])
 
 
+def chosen_clusters(args, embedder, embeddings, n_clusters):
+    """``(k, scores)``: the number of clusters and, with "auto", the scores of the
+    choice: the embedder's where its epoch selection chose it, else
+    :func:`~sklearn_shufdiv.cluster.choose_n_clusters` on the documents' embeddings."""
+    if n_clusters != "auto":
+        return n_clusters, None
+    if getattr(embedder, "n_clusters_scores_", None) is not None:
+        return embedder.n_clusters_, embedder.n_clusters_scores_
+    note(args, "choosing the number of clusters")
+    try:
+        return choose_n_clusters(embeddings, random_state=args.seed)
+    except ValueError as exc:
+        raise CLIError(f"--n-clusters auto: {exc} Give --n-clusters K.") from exc
+
+
 def embed_and_cluster(args, settings, texts, n_clusters, *, method, select=True,
                       labels=None):
     """Fit the embedder of ``method`` on ``texts``, embed them and cluster them.
@@ -265,8 +287,10 @@ def embed_and_cluster(args, settings, texts, n_clusters, *, method, select=True,
         Device, length, batch size and epochs.
     texts : list of str
         The documents.
-    n_clusters : int
-        Clusters of the spherical k-means.
+    n_clusters : int or "auto"
+        Clusters of the spherical k-means; "auto": the number the embedder chose for its
+        epoch selection, else :func:`~sklearn_shufdiv.cluster.choose_n_clusters` on the
+        embeddings (seeded by ``--seed``).
     method : {"shuffle-divide", "tfidf", "frozen"}
         The embedder.
     select : bool, default=True
@@ -283,6 +307,7 @@ def embed_and_cluster(args, settings, texts, n_clusters, *, method, select=True,
     note(args, f"{method}: fitting {embedder.model_name_or_path} on "
                f"{plural(len(texts), 'document')}")
     embeddings = fit_transform(args, embedder, texts)
+    n_clusters, scores = chosen_clusters(args, embedder, embeddings, n_clusters)
     clusters = selection_clusters(embedder, len(texts))
     if clusters is None:
         clusters = cluster_on_sphere(embeddings, n_clusters, random_state=args.seed).labels
@@ -295,7 +320,8 @@ def embed_and_cluster(args, settings, texts, n_clusters, *, method, select=True,
                        scored_documents=None if indices is None else len(indices),
                        criterion=criterion_words(embedder) if embedder.n_clusters else None,
                        lexical_weight=embedder.lexical_weight_,
-                       inference_dtype=embedder.inference_dtype_)
+                       inference_dtype=embedder.inference_dtype_, n_clusters=n_clusters,
+                       n_clusters_scores=scores)
     if labels is not None:
         labels = np.asarray(labels)
         result.acc = float(clustering_accuracy(labels, clusters))

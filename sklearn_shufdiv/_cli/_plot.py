@@ -1,4 +1,5 @@
-"""``--plot``: a 2-D map of the documents coloured by cluster (matplotlib, optional)."""
+"""``--plot``: a 2-D map of the documents coloured by cluster and, with ``--n-clusters
+auto``, the score of each candidate number of clusters under it (matplotlib, optional)."""
 
 import numpy as np
 from sklearn.decomposition import PCA
@@ -31,8 +32,26 @@ def project(embeddings, projection, seed):
                 random_state=seed).fit_transform(embeddings)
 
 
+def draw_k_curve(axes, scores):
+    """Each candidate k's score (``choose_n_clusters``'s), the chosen k marked."""
+    ks, values = np.asarray(scores.k), np.asarray(scores.score, dtype=float)
+    axes.plot(ks, values, marker="o", markersize=3, color="0.3")
+    spread = scores.get("score_std")
+    if spread is not None:
+        axes.fill_between(ks, values - spread, values + spread, color="0.85")
+    axes.axvline(scores.n_clusters, color="tab:red", linestyle="--",
+                 label=f"chosen: {scores.n_clusters}")
+    if scores.runner_up is not None:
+        axes.axvline(scores.runner_up, color="tab:blue", linestyle=":",
+                     label=f"runner-up: {scores.runner_up}")
+    axes.set_xlabel("number of clusters k")
+    axes.set_ylabel(scores.criterion.replace("_", " "))
+    axes.legend(fontsize="small")
+
+
 def draw_map(path, result, descriptions, *, projection="tsne", seed=0, title=""):
-    """Write the map of the documents, coloured by cluster, to ``path`` (PNG, SVG, PDF).
+    """Write the map of the documents, coloured by cluster, to ``path`` (PNG, SVG, PDF);
+    with ``result.n_clusters_scores``, the per-k score curve under it.
 
     Parameters
     ----------
@@ -58,7 +77,12 @@ def draw_map(path, result, descriptions, *, projection="tsne", seed=0, title="")
     shown = np.sort(rng.permutation(len(result.clusters))[:MAP_SAMPLE_SIZE])
     points = project(result.embeddings[shown], projection, seed)
     clusters = result.clusters[shown]
-    figure, axes = plt.subplots(figsize=(9, 7), layout="constrained")
+    if result.n_clusters_scores is None:
+        figure, axes = plt.subplots(figsize=(9, 7), layout="constrained")
+    else:
+        figure, (axes, curve) = plt.subplots(2, 1, figsize=(9, 10), height_ratios=(7, 3),
+                                             layout="constrained")
+        draw_k_curve(curve, result.n_clusters_scores)
     colours = plt.get_cmap("tab20" if len(descriptions) > 10 else "tab10")
     for description in descriptions:
         mask = clusters == description.cluster

@@ -83,6 +83,27 @@ def epoch_table(result):
     return lines
 
 
+def chosen_text(scores):
+    """How the number of clusters was chosen, in words ("" for a given one)."""
+    if scores is None:
+        return ""
+    runner_up = "" if scores.runner_up is None else f"; runner-up {scores.runner_up}"
+    return (f" (auto: chosen by {scores.criterion.replace('_', ' ')} among "
+            f"{scores.k[0]} to {scores.k[-1]}{runner_up})")
+
+
+def k_table(scores):
+    """The candidates' scores, one line each, the chosen and the runner-up marked."""
+    header = scores.criterion.replace("_", " ")
+    width = max(10, len(header) + 2)
+    lines = [f"{'k':>7}{header:>{width}}"]
+    for k, score in zip(scores.k, scores.score, strict=True):
+        mark = ("  <- chosen" if k == scores.n_clusters
+                else "  <- runner-up" if k == scores.runner_up else "")
+        lines.append(f"{k:>7}{score_text(score):>{width}}{mark}")
+    return lines
+
+
 def cluster_lines(descriptions):
     """Each cluster's size, terms and representative documents, as lines."""
     lines = []
@@ -96,7 +117,7 @@ def cluster_lines(descriptions):
 
 def summary_lines(corpus, result, args, settings, descriptions, paths):
     """The summary printed after clustering, as lines of text."""
-    sizes = np.bincount(result.clusters, minlength=args.n_clusters)
+    sizes = np.bincount(result.clusters, minlength=result.n_clusters)
     lines = [
         f"input:        {args.input} ({FORMAT_DESCRIPTIONS[corpus.format]})",
         f"documents:    {len(corpus.ids)}",
@@ -117,7 +138,7 @@ def summary_lines(corpus, result, args, settings, descriptions, paths):
     lines.append(f"precision:    {result.inference_dtype}{chosen}")
     lines += [
         f"epoch:        {epoch_text(result)}",
-        f"clusters:     {args.n_clusters}",
+        f"clusters:     {result.n_clusters}{chosen_text(result.n_clusters_scores)}",
         "sizes:        " + ", ".join(f"{k}: {n}" for k, n in enumerate(sizes)),
         f"silhouette:   {score_text(result.silhouette)} (cosine)",
     ]
@@ -127,6 +148,9 @@ def summary_lines(corpus, result, args, settings, descriptions, paths):
         lines.append(f"AMI:          {score_text(result.ami)}")
     lines.append(f"time:         {result.seconds:.1f} s")
     lines += [f"{option.lstrip('-') + ':':<14}{path}" for option, path in paths.items()]
+    if result.n_clusters_scores is not None:
+        lines += ["", "number of clusters (each candidate's score):",
+                  *k_table(result.n_clusters_scores)]
     table = epoch_table(result)
     if table:
         lines += ["", f"epochs (kept by {result.criterion}: epoch {result.epoch}):"
@@ -152,6 +176,18 @@ def report_settings(result, args, settings):
     return {**used, "seed": args.seed}
 
 
+def k_report(scores):
+    """The choice of ``--n-clusters auto`` for the report (None for a given number): the
+    criterion, the chosen k, the runner-up and each candidate's scores."""
+    if scores is None:
+        return None
+    arrays = {key: [_number(v) for v in value] for key, value in scores.items()
+              if isinstance(value, np.ndarray) and key != "k"}
+    return {"criterion": scores.criterion, "chosen": int(scores.n_clusters),
+            "runner_up": None if scores.runner_up is None else int(scores.runner_up),
+            "k": [int(k) for k in scores.k], **arrays}
+
+
 def report(corpus, result, args, settings, descriptions, paths):
     """The machine-readable report (``--report``): the summary's content as a dict."""
     return {
@@ -164,7 +200,9 @@ def report(corpus, result, args, settings, descriptions, paths):
         "history": [{"epoch": row["epoch"], "train_loss": _number(row["train_loss"]),
                      "selection_score": _number(row["selection_score"])}
                     for row in result.history],
-        "n_clusters": args.n_clusters, "silhouette": _number(result.silhouette),
+        "n_clusters": result.n_clusters,
+        "n_clusters_choice": k_report(result.n_clusters_scores),
+        "silhouette": _number(result.silhouette),
         "acc": _number(result.acc), "ami": _number(result.ami),
         "seconds": round(result.seconds, 3),
         "outputs": {option.lstrip("-"): str(path) for option, path in paths.items()},

@@ -13,13 +13,15 @@ import scipy.sparse as sp
 from sklearn.utils import Bunch, check_array, check_random_state
 
 from ..utils._param_validation import Interval, Options, validate_params
-from ._k_criteria import CRITERIA, Sample
+from ._k_criteria import CRITERIA, SMALLER_WINS
+from ._k_sample import Sample
 from ._numerics import check_sample_weight, scaled_rows
 
 __all__ = ["DEFAULT_K_RANGE", "DEFAULT_K_SELECTION", "K_SELECTIONS", "choose_n_clusters"]
 
 #: The criteria ``k_selection`` takes.
-K_SELECTIONS = ("stability", "silhouette", "eigengap", "gap")
+K_SELECTIONS = ("stability", "prediction_strength", "pac", "silhouette", "calinski_harabasz",
+                "davies_bouldin", "jump", "bic", "eigengap", "gap")
 #: The criterion used unless another is named.
 DEFAULT_K_SELECTION = "stability"
 #: Candidates of ``k_range=None``: 2 to 30, capped by the number of distinct samples.
@@ -88,7 +90,8 @@ def select_n_clusters(X, inv_norm, weights, *, k_range=None, k_selection=DEFAULT
                           n_clusters=low, runner_up=None)
     sample = Sample(X, inv_norm, weights, sample_size, random_state)
     arrays, chosen = CRITERIA[k_selection](sample, ks, random_state, verbose)
-    ranked = ks[np.argsort(-np.nan_to_num(arrays["score"], nan=-np.inf), kind="stable")]
+    best_first = arrays["score"] if k_selection in SMALLER_WINS else -arrays["score"]
+    ranked = ks[np.argsort(np.nan_to_num(best_first, nan=np.inf), kind="stable")]
     runner_up = int(next(k for k in ranked if k != chosen))
     return chosen, Bunch(k=ks, **arrays, criterion=k_selection, n_clusters=chosen,
                          runner_up=runner_up)
@@ -115,13 +118,18 @@ def choose_n_clusters(X, *, k_range=None, k_selection=DEFAULT_K_SELECTION, sampl
         The candidates ``min, min + 1, ..., max`` (both included, ``2 <= min``, ``max`` at
         most the number of distinct rows). None: 2 to 30, capped by the number of
         distinct rows.
-    k_selection : {"stability", "silhouette", "eigengap", "gap"}, default="stability"
-        The criterion: "stability", Lange et al.'s normalised stability of clusterings
-        of split samples (largest wins); "silhouette", the cosine silhouette of the
-        clustering at each ``k`` (largest wins); "eigengap", the largest gap between
-        consecutive eigenvalues of the normalised Laplacian of the self-tuning affinity;
-        "gap", the gap statistic (Tibshirani et al.'s smallest ``k`` within one standard
-        error). How each fares on document embeddings: ``benchmarks/results/n_clusters.md``.
+    k_selection : {"stability", "prediction_strength", "pac", "silhouette", \
+            "calinski_harabasz", "davies_bouldin", "jump", "bic", "eigengap", "gap"}, \
+            default="stability"
+        The criterion. Resampling: "stability" (Lange et al.'s normalised stability of
+        clusterings of split samples), "prediction_strength" (Tibshirani and Walther's;
+        the largest ``k`` of strength 0.8) and "pac" (the proportion of ambiguous pairs
+        of the consensus matrix, smallest wins). One clustering per ``k``: "silhouette"
+        (cosine), "calinski_harabasz", "davies_bouldin" (smallest wins), "jump" (Sugar
+        and James, with the estimated intrinsic dimension) and "bic" (of a von
+        Mises-Fisher mixture, smallest wins). "eigengap" (of the self-tuning affinity's
+        normalised Laplacian) and "gap" (Tibshirani et al.'s gap statistic). How each
+        fares on document embeddings: ``benchmarks/results/n_clusters.md``.
     sample_weight : array-like of shape (n_samples,), default=None
         Non-negative weights; weight ``w`` is equivalent to ``w`` repeated rows.
     sample_size : int, default=2000
@@ -142,7 +150,9 @@ def choose_n_clusters(X, *, k_range=None, k_selection=DEFAULT_K_SELECTION, sampl
         ``eigenvalues`` (the smallest ``max + 1`` Laplacian eigenvalues, for "eigengap")
         or ``inertia`` / ``log_inertia`` (the sample's objective at each ``k``); also
         ``scores.criterion``, ``scores.n_clusters`` and ``scores.runner_up`` (the other
-        ``k`` of highest score; None with one candidate).
+        ``k`` of best score; None with one candidate). Criteria sharing their splits
+        return each other's scores ("stability" and "prediction_strength"); "jump" adds
+        ``intrinsic_dimension`` and ``power``, "bic" the ``icl``.
 
     Notes
     -----
@@ -150,8 +160,11 @@ def choose_n_clusters(X, *, k_range=None, k_selection=DEFAULT_K_SELECTION, sampl
     ``K``: "eigengap" builds one ``m x m`` affinity and takes ``K + 1`` eigenvalues (the
     cheapest); "silhouette" runs one spherical k-means per candidate on the sample, each
     warm-started from the previous one's centers, plus one silhouette from the sample's
-    distance matrix; "stability" does the same on two halves of the sample for each of 5
-    splits; "gap" on the sample and on 5 reference sets. None grows with ``n_samples``
+    distance matrix ("calinski_harabasz", "davies_bouldin", "jump" and "bic" the same
+    clusterings, "jump" also the ``m x m`` distances for the intrinsic dimension);
+    "stability" and "prediction_strength" cluster two halves of the sample for each of 5
+    splits; "pac" clusters 10 resamples of 80% of at most 1,000 draws; "gap" the sample
+    and 5 reference sets. None grows with ``n_samples``
     beyond one pass to draw the sample and to count distinct rows.
 
     Examples

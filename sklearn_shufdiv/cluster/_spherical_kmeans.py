@@ -75,8 +75,8 @@ class SphericalKMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Cluster
     k_range : pair of int (min, max), default=None
         Candidates of ``n_clusters="auto"``, both included; None: 2 to 30, capped by the
         number of distinct rows. Ignored for an int ``n_clusters``.
-    k_selection : {"stability", "silhouette", "eigengap", "gap"}, default="stability"
-        Criterion of ``n_clusters="auto"`` (see :func:`choose_n_clusters`).
+    k_selection : str, default="stability"
+        Criterion of ``n_clusters="auto"``, one of :func:`choose_n_clusters`'s.
     verbose : int, default=0
         Print the inertia at each iteration.
     random_state : int, RandomState instance or None, default=None
@@ -360,8 +360,8 @@ def spherical_kmeans(X, n_clusters, *, sample_weight=None, init="k-means++", n_i
         squared shifts of the unit centroids is at most tol.
     k_range : pair of int (min, max), default=None
         Candidates of "auto" (None: 2 to 30, capped by the distinct rows).
-    k_selection : {"stability", "silhouette", "eigengap", "gap"}, default="stability"
-        Criterion of "auto".
+    k_selection : str, default="stability"
+        Criterion of "auto", one of :func:`choose_n_clusters`'s.
     verbose : int, default=0
         Print the inertia at each iteration.
     random_state : int, RandomState instance or None, default=None

@@ -65,7 +65,7 @@ class BaseContrastiveEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         "batch_size": [Interval(Integral, 2, None)],
         "mini_batch_size": [Interval(Integral, 1, None), Options({"auto"})],
         "max_epochs": [Interval(Integral, 0, None)],
-        "n_clusters": [Interval(Integral, 2, None), None],
+        "n_clusters": [Interval(Integral, 2, None), Options({"auto"}), None],
         "selection": [Options(set(CRITERIA)), SelectionCriterion],
         "selection_sample_size": [Interval(Integral, 2, None), None],
         "normalize": ["boolean"],
@@ -152,13 +152,13 @@ class BaseContrastiveEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
             torch.manual_seed(fit.seed)
             net.initialize()
             interrupted = self._train(net, fit)
-        self.net_ = net
-        self.lexical_ = fit.lexical
+        self.net_, self.lexical_ = net, fit.lexical
         space = fit.selection.space  # with "auto" and n_clusters, it chose the weight
         self.lexical_weight_ = resolve_lexical_weight(
             self.lexical_weight, None if space is None else space.weight_)
         self.objective_ = objective
         self.selection_ = fit.selection.criterion
+        self.n_clusters_, self.n_clusters_scores_ = fit.selection.n_clusters()
         self._n_features_out = encoder.dim + (
             0 if fit.lexical is None else fit.lexical.n_components_)
         embeddings = fit.selection.best_embeddings

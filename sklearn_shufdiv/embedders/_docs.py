@@ -44,11 +44,13 @@ mini_batch_size : int or "auto", default="auto"
     on a GPU of at least 40 GiB.
 max_epochs : int, default=3
     Training epochs; 0 keeps the encoder untuned.
-n_clusters : int, default=None
+n_clusters : int, "auto" or None, default=None
     When set, the untuned encoder (epoch 0) and each epoch embed a sample of the
     corpus, cluster it with :class:`~sklearn_shufdiv.cluster.SphericalKMeans` and are
     scored by ``selection``; the chosen epoch's weights are kept. When None, the last
-    epoch's are.
+    epoch's are. "auto" chooses the number once, on the untuned encoder's sample
+    (:func:`~sklearn_shufdiv.cluster.choose_n_clusters`, its defaults); see
+    :ref:`n-clusters`.
 selection : {"untuned-silhouette", "silhouette", "stability"} or SelectionCriterion, \
 default="untuned-silhouette"
     How the epochs are scored when ``n_clusters`` is set: the silhouette of each
@@ -100,6 +102,11 @@ training_fraction_ : float
     :class:`~sklearn_shufdiv.exceptions.FewTrainingDocumentsWarning`.
 objective_ : Objective
     The objective the fit trained with (the instance ``objective`` names).
+n_clusters_ : int or None
+    The number of clusters of the selection and of the cluster-aware objectives:
+    ``n_clusters``, or the one "auto" chose.
+n_clusters_scores_ : Bunch or None
+    With "auto", each candidate's scores (as ``SphericalKMeans.n_clusters_scores_``).
 selection_ : SelectionCriterion or None
     The criterion that chose the epoch (the instance ``selection`` names); None when
     ``n_clusters`` is None.

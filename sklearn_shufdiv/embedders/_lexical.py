@@ -250,6 +250,11 @@ class FusedSpace:
                     embeddings, self.lexical, self.n_clusters, random_state=self.seed)[0])
         return fuse(embeddings, self.lexical, self.weight_)
 
+    def provisional(self, embeddings):
+        """The space at the weight fixed before any clustering: ``lexical_weight``, or
+        the fallback of "auto" (whose choice needs the number of clusters)."""
+        return fuse(embeddings, self.lexical, resolve_lexical_weight(self.lexical_weight))
+
     def state(self):
         return {"weight": self.weight_}
 

@@ -6,14 +6,18 @@ clusters it (:func:`~sklearn_shufdiv.cluster.cluster_on_sphere`) and lets the cr
 (``_criteria.py``) score the candidate; it keeps the weights the criterion may choose, and
 restores the chosen ones at the end. With no criterion (``n_clusters=None``) it keeps the
 weights of the last completed epoch, so that an interrupted fit returns a model that
-matches its history. Its state (scores, labels, kept weights) goes into checkpoints.
+matches its history. With ``n_clusters="auto"``, the number of clusters of every epoch's
+clustering is chosen once, on the untuned encoder's embeddings of the sample
+(:func:`~sklearn_shufdiv.cluster.choose_n_clusters`). Its state (scores, labels, kept
+weights, the number of clusters chosen) goes into checkpoints.
 """
 
 import numpy as np
 import torch
+from sklearn.utils import Bunch
 from skorch.callbacks import Callback
 
-from ..cluster import cluster_on_sphere
+from ..cluster import choose_n_clusters, cluster_on_sphere
 from ._criteria import Candidate
 
 
@@ -56,6 +60,9 @@ class EpochSelection(Callback):
         The candidate scored last (its embeddings, in the space scored and by the
         encoder alone, and its clustering), for the callbacks that learn from the
         selection's clustering (``_pseudo_labels.PseudoLabels``); None before any.
+    n_clusters_scores : Bunch or None
+        With ``context.n_clusters="auto"``, the per-candidate scores of the choice, once
+        made (:func:`~sklearn_shufdiv.cluster.choose_n_clusters`'s second value).
     """
 
     def __init__(self, criterion=None, context=None, *, last_epoch, keep_embeddings=False,
@@ -71,6 +78,7 @@ class EpochSelection(Callback):
         self.best_embeddings = None
         self.kept_embeddings = {}
         self.candidate = None
+        self.n_clusters_scores = None
 
     @property
     def name(self):
@@ -106,8 +114,34 @@ class EpochSelection(Callback):
     def _worth_keeping(self, epoch):
         return self.criterion.keep_all_weights or epoch == self.best_epoch
 
+    def n_clusters(self):
+        """``(k, scores)``: the number of clusters every epoch was clustered into (None
+        without a criterion) and, where it was chosen, the scores of the choice."""
+        return (None if self.context is None else self.context.n_clusters,
+                self.n_clusters_scores)
+
+    def _choose_n_clusters(self, embeddings):
+        """Choose the number of clusters on the untuned encoder's ``embeddings`` of the
+        sample, in the space scored; with the words, at their fixed weight (the
+        fallback of ``lexical_weight="auto"``, whose own choice needs the number)."""
+        space = embeddings if self.space is None else self.space.provisional(embeddings)
+        try:
+            k, self.n_clusters_scores = choose_n_clusters(space,
+                                                          random_state=self.context.seed)
+        except ValueError as exc:
+            raise ValueError(f"n_clusters='auto': {exc} Give n_clusters as an int, or more "
+                             "distinct documents.") from exc
+        self._set_n_clusters(k)
+
+    def _set_n_clusters(self, k):
+        self.context.n_clusters = k
+        if self.space is not None:
+            self.space.n_clusters = k
+
     def _evaluate(self, net, epoch):
         embeddings = net.embed(self.context.texts)
+        if self.context.n_clusters == "auto":
+            self._choose_n_clusters(embeddings)
         scored = embeddings if self.space is None else self.space(embeddings)
         candidate = Candidate(epoch, scored, cluster_on_sphere(
             scored, self.context.n_clusters, self.context.seed), encoded=embeddings)
@@ -178,6 +212,11 @@ class EpochSelection(Callback):
                 "scores": {str(e): s for e, s in self.context.scores.items()}}
         if hasattr(self.space, "state"):  # what the space chose (lexical_weight="auto")
             meta["space"] = self.space.state()
+        if self.n_clusters_scores is not None:  # what n_clusters="auto" chose
+            meta["n_clusters"] = int(self.context.n_clusters)
+            meta["n_clusters_scores"] = {
+                key: value.tolist() if isinstance(value, np.ndarray | np.generic) else value
+                for key, value in self.n_clusters_scores.items()}
         tensors = {f"labels.{e}": torch.from_numpy(np.asarray(labels, dtype=np.int64))
                    for e, labels in self.context.labels.items()}
         if self.context.untuned is not None:
@@ -208,3 +247,8 @@ class EpochSelection(Callback):
                 self.context.untuned = tensors["untuned"].numpy()
             if meta.get("space") is not None and self.space is not None:
                 self.space.load_state(meta["space"])
+            if "n_clusters" in meta:
+                self._set_n_clusters(int(meta["n_clusters"]))
+                self.n_clusters_scores = Bunch(**{
+                    key: np.asarray(value) if isinstance(value, list) else value
+                    for key, value in meta["n_clusters_scores"].items()})

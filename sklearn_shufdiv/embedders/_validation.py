@@ -111,7 +111,7 @@ def check_selection_sample(n_clusters, selection_sample_size, n_documents):
     ...
     ValueError: selection_sample_size=3 is fewer documents than n_clusters=4: ...
     """
-    if n_clusters is None:
+    if n_clusters is None or n_clusters == "auto":  # "auto": at most the sample's documents
         return
     if n_clusters > n_documents:
         raise ValueError(

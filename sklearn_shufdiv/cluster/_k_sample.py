@@ -1,0 +1,104 @@
+"""What every criterion of the number of clusters works on: a weighted sample of the rows,
+and its spherical k-means clusterings for a range of ``k``.
+
+The sample is at most ``sample_size`` draws with probability proportional to weight (a
+weighted systematic sample, so that an integer weight ``w`` is the same as ``w`` repeated
+rows), kept as distinct rows with their counts. :func:`cluster_path` clusters it (or a
+part of it) for consecutive ``k``, each ``k`` warm-started from the previous one.
+"""
+
+import numpy as np
+import scipy.sparse as sp
+from tqdm.auto import tqdm
+
+from ._lloyd import lloyd
+from ._numerics import cosines, unit_rows
+from ._seeding import _canonical_order, _draw, _systematic_sample, kmeans_plusplus
+
+_MAX_ITER, _TOL = 300, 1e-4
+
+
+class Sample:
+    """At most ``size`` draws of the rows of mass ``weights * (row != 0)``, as distinct rows.
+
+    ``rows``: their indices in X, in the canonical order of ``_seeding`` (so that
+    resampling treats a row of weight ``w`` as ``w`` repeated rows); ``X``, ``inv_norm``:
+    those rows; ``weights``: how many times each was drawn. With a total weight below
+    ``size`` (integer weights: every unit of weight is drawn once), or with fractional
+    weights summing to fewer than the number of rows (each row once), nothing is left out.
+    """
+
+    def __init__(self, X, inv_norm, weights, size, random_state):
+        mass = weights * (inv_norm > 0)
+        n_draws = min(size, max(int(np.ceil(mass.sum() - 1e-9)), np.count_nonzero(mass)))
+        order = _canonical_order(X)
+        rows, counts = _systematic_sample(mass, order, n_draws, random_state)
+        rank = np.empty_like(order)
+        rank[order] = np.arange(order.size)
+        canonical = np.argsort(rank[rows], kind="stable")  # copies of a row side by side
+        self.rows, counts = rows[canonical], counts[canonical]
+        self.X, self.inv_norm = X[self.rows], inv_norm[self.rows]
+        self.weights = counts.astype(X.dtype)
+        self._cosine = None
+
+    @property
+    def cosine(self):
+        """Cosine of every pair of sample rows (float64 throughout, so that rows of the same
+        direction have cosine 1 to rounding; exactly 1 on the diagonal)."""
+        if self._cosine is None:
+            X = self.X.astype(np.float64)
+            gram = X @ X.T
+            gram = gram.toarray() if sp.issparse(gram) else np.asarray(gram)
+            inv = 1 / np.sqrt(np.diag(gram))
+            self._cosine = np.clip(gram * inv[:, None] * inv[None, :], -1, 1)
+            np.fill_diagonal(self._cosine, 1.0)
+        return self._cosine
+
+    def draws(self):
+        """The sample as a multiset: each row's index repeated by its count."""
+        return np.repeat(np.arange(self.rows.size), self.weights.astype(np.int64))
+
+    def one_cluster_inertia(self):
+        """The spherical k-means objective at ``k = 1``: ``sum w (1 - cos(x, mean direction))``."""
+        weights = self.weights.astype(np.float64)
+        total = np.asarray(self.X.T @ (weights * self.inv_norm.astype(np.float64))).ravel()
+        norm = np.linalg.norm(total)
+        return float(weights.sum() - norm)  # sum w cos(x, total / |total|) = |total|
+
+
+def cluster_path(X, inv_norm, weights, ks, random_state, warm=True, verbose=0):
+    """Spherical k-means of the rows for each ``k`` of ``ks`` (consecutive).
+
+    One run is seeded by k-means++; with ``warm``, from the second ``k`` on, another
+    starts from the previous ``k``'s centers and one more, drawn as k-means++ draws it
+    (best of ``2 + log k`` candidates, with probability proportional to weight times the
+    distance to the closest center). Returns the ``LloydResult`` of lowest inertia for
+    each ``k``.
+    """
+    mass = weights * (inv_norm > 0)
+    order, results = _canonical_order(X), []
+    for k in tqdm(ks, desc="k", disable=not verbose, leave=False):
+        starts = [kmeans_plusplus(X, inv_norm, weights, k, random_state)]
+        if results and warm:
+            starts.append(np.vstack([results[-1].centers, _next_center(
+                X, inv_norm, mass, order, results[-1], k, random_state)]))
+        runs = [lloyd(X, inv_norm, weights, c, max_iter=_MAX_ITER, tol=_TOL) for c in starts]
+        results.append(min(runs, key=lambda run: run.inertia))
+    return results
+
+
+def _next_center(X, inv_norm, mass, order, previous, k, random_state):
+    closest = np.maximum(1 - previous.similarity.astype(np.float64), 0)
+    potential = mass * closest
+    if not potential.any():
+        potential = mass
+    candidates = _draw(potential, order, random_state.uniform(size=2 + int(np.log(k))))
+    rows = unit_rows(X, inv_norm, candidates)
+    distance = np.maximum(1 - cosines(X, inv_norm, rows), 0)
+    best = np.argmin(mass @ np.minimum(distance, closest[:, None]))
+    return rows[best][None]
+
+
+def inertias(results):
+    """The objective of each clustering of a path."""
+    return np.array([result.inertia for result in results])

@@ -1,0 +1,126 @@
+"""The command line's ``--n-clusters``: "auto" by default, the choice in the summary, the
+report and the plot."""
+
+import json
+import re
+
+import numpy as np
+import pytest
+from conftest import TOPICS
+
+from sklearn_shufdiv.__main__ import main
+from sklearn_shufdiv._cli import _pipeline
+from sklearn_shufdiv.cluster import choose_n_clusters, cluster_on_sphere
+
+TOPIC_NAMES = list(TOPICS)
+
+
+def run(capsys, *argv):
+    status = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+@pytest.fixture
+def docs(tmp_path, corpus):
+    path = tmp_path / "docs.txt"
+    path.write_text("\n".join(corpus[0][::3]) + "\n", encoding="utf-8")
+    return path
+
+
+def read_csv(path):
+    return np.array([int(line.split(",")[1]) for line in path.read_text().split()[1:]])
+
+
+def test_frozen_default_is_auto_on_the_embeddings(capsys, tmp_path, docs, tiny_bert_path,
+                                                  monkeypatch):
+    seen = []
+
+    def spy(X, **kwargs):
+        seen.append((np.array(X), kwargs))
+        return choose_n_clusters(X, **kwargs)
+
+    monkeypatch.setattr(_pipeline, "choose_n_clusters", spy)
+    status, out, err = run(capsys, "cluster", docs, "-o", tmp_path / "o.csv", "--report",
+                           tmp_path / "r.json", "--method", "frozen", "--model",
+                           tiny_bert_path, "--max-length", 32, "--seed", 3)
+    assert status == 0, err
+    (embeddings, kwargs), = seen  # chosen once, on the documents' embeddings
+    assert kwargs == {"random_state": 3}
+    k, scores = choose_n_clusters(embeddings, random_state=3)
+    report = json.loads((tmp_path / "r.json").read_text())
+    choice = report["n_clusters_choice"]
+    assert report["n_clusters"] == choice["chosen"] == k
+    assert choice["criterion"] == "stability" and choice["runner_up"] == scores.runner_up
+    assert choice["k"] == list(range(2, 17))  # 16 documents
+    np.testing.assert_allclose(np.array(choice["score"], dtype=float), scores.score)
+    np.testing.assert_array_equal(read_csv(tmp_path / "o.csv"),
+                                  cluster_on_sphere(embeddings, k, random_state=3).labels)
+    assert re.search(rf"^clusters:\s+{k} \(auto: chosen by stability among 2 to 16; "
+                     rf"runner-up {scores.runner_up}\)$", out, re.M)
+    # The per-k table: every candidate, its score as in the report, two marks.
+    table = out[out.index("number of clusters (each candidate's score):"):].splitlines()
+    rows = {int(line.split()[0]): line for line in table[2:17]}
+    assert sorted(rows) == list(range(2, 17))
+    for candidate, score in zip(choice["k"], choice["score"], strict=True):
+        text = "n/a" if score is None else f"{score:.4f}"
+        assert rows[candidate].split()[1] == text
+    assert rows[k].endswith("<- chosen") and rows[scores.runner_up].endswith("<- runner-up")
+
+
+def test_auto_with_training_takes_the_embedders_choice(capsys, tmp_path, docs,
+                                                       tiny_bert_path, monkeypatch):
+    kept = {}
+    make = _pipeline.make_embedder
+
+    def spy(*args, **kwargs):
+        kept["embedder"] = make(*args, **kwargs)
+        return kept["embedder"]
+
+    monkeypatch.setattr(_pipeline, "make_embedder", spy)
+    status, out, err = run(capsys, "cluster", docs, "-o", tmp_path / "o.csv", "--report",
+                           tmp_path / "r.json", "--plot", tmp_path / "map.png",
+                           "--plot-projection", "pca", "--model", tiny_bert_path,
+                           "--max-epochs", 1, "--batch-size", 8, "--max-length", 32)
+    assert status == 0, err
+    embedder = kept["embedder"]
+    assert embedder.n_clusters == "auto"
+    report = json.loads((tmp_path / "r.json").read_text())
+    assert report["n_clusters"] == embedder.n_clusters_
+    assert report["n_clusters_choice"]["k"] == embedder.n_clusters_scores_.k.tolist()
+    labels = read_csv(tmp_path / "o.csv")
+    assert labels.max() < embedder.n_clusters_
+    # The clusters are the epoch selection's, of the chosen number.
+    row = [entry["epoch"] for entry in embedder.history_].index(embedder.best_epoch_)
+    np.testing.assert_array_equal(labels, embedder.selection_labels_[row])
+    assert (tmp_path / "map.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_a_given_number_is_used_as_it_is(capsys, tmp_path, docs, tiny_bert_path,
+                                         monkeypatch):
+    monkeypatch.setattr(_pipeline, "choose_n_clusters", None)  # never called
+    status, out, err = run(capsys, "cluster", docs, "-k", 3, "-o", tmp_path / "o.csv",
+                           "--report", tmp_path / "r.json", "--method", "frozen",
+                           "--model", tiny_bert_path, "--max-length", 32)
+    assert status == 0, err
+    report = json.loads((tmp_path / "r.json").read_text())
+    assert report["n_clusters"] == 3 and report["n_clusters_choice"] is None
+    assert re.search(r"^clusters:\s+3$", out, re.M) and "each candidate's score" not in out
+
+
+@pytest.mark.parametrize("value, message", [("1", "below the minimum, 2"),
+                                            ("many", "'many' is neither an integer nor auto")])
+def test_bad_n_clusters(capsys, value, message):
+    status, _, err = run(capsys, "cluster", "docs.txt", "-k", value, "-o", "x.csv")
+    assert status == 2 and message in err and "-k/--n-clusters" in err
+
+
+def test_auto_on_one_distinct_document_says_what_to_do(capsys, tmp_path, tiny_bert_path):
+    docs = tmp_path / "docs.txt"
+    docs.write_text("the same words here\n" * 4, encoding="utf-8")
+    status, _, err = run(capsys, "cluster", docs, "-o", tmp_path / "o.csv", "--method",
+                         "frozen", "--model", tiny_bert_path, "--max-length", 32,
+                         "--lexical-weight", 0)
+    assert status == 2
+    assert "--n-clusters auto: " in err and "Give --n-clusters K." in err
+    assert not (tmp_path / "o.csv").exists()
