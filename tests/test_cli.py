@@ -286,3 +286,23 @@ def test_the_demo_does_not_train_on_a_cpu_unless_asked(tmp_path, capsys, monkeyp
     assert rows == ["encoder", "encoder+words"]
     assert "fine-tuning:  not run" in out and "chosen epoch" not in out
     assert "no training" in out  # the settings line
+
+
+def test_a_failed_checkpoint_write_keeps_the_trained_model(tmp_path, capsys, small,
+                                                           tiny_bert_path, monkeypatch):
+    from sklearn_shufdiv.embedders import _checkpoint
+
+    def full_disk(tensors, path, *args, **kwargs):
+        raise OSError(28, "No space left on device", str(path))
+
+    monkeypatch.setattr(_checkpoint, "save_file", full_disk)
+    docs, _ = small
+    path = tmp_path / "docs.txt"
+    path.write_text("\n".join(docs) + "\n", encoding="utf-8")
+    output = tmp_path / "out.csv"
+    status, out, err = run(capsys, "cluster", path, "-k", 3, "-o", output, "--model",
+                           tiny_bert_path, "--checkpoint-dir", tmp_path / "ck", *FAST)
+    assert status == 0, err
+    assert "warning: checkpoint_dir=" in err and "could not be written" in err, err
+    assert len(read_csv(output)) == len(docs) + 1  # every document clustered
+    assert summary(out)["epoch"].strip().endswith("of 1 (by untuned silhouette; 0 = untuned)")

@@ -11,6 +11,7 @@ from sklearn.metrics import adjusted_mutual_info_score
 
 from ..cluster import choose_n_clusters, cluster_on_sphere
 from ..embedders import FitInterruptedWarning, ShuffleDivideEmbedder, TfidfPositiveEmbedder
+from ..exceptions import CheckpointWriteError
 from ..metrics import clustering_accuracy, cosine_silhouette
 from . import CLIError, CLIInterrupted
 from ._parser import DEFAULT_OBJECTIVE
@@ -222,6 +223,10 @@ def fit_transform(args, embedder, texts):
         For a bad model, device or documents.
     CLIInterrupted
         When training was interrupted: the message says how to resume.
+
+    A checkpoint that cannot be written stops training but not the run: the error is
+    printed as a warning and the documents are embedded with the model of the epochs
+    trained.
     """
     try:
         with progress_to_stderr(), warnings.catch_warnings():
@@ -236,6 +241,12 @@ def fit_transform(args, embedder, texts):
             how = (f"run the same command again to resume from the last completed epoch "
                    f"(checkpoints in {embedder.checkpoint_dir})")
         raise CLIInterrupted(f"interrupted during training; {how}") from None
+    except CheckpointWriteError as exc:
+        # Training stopped at the failed write, but the embedder holds the model of the
+        # epochs trained: the run goes on with it rather than losing it.
+        print(f"warning: {exc}", file=sys.stderr, flush=True)
+        with progress_to_stderr():
+            return embedder.transform(texts)
     except (OSError, ValueError) as exc:
         raise CLIError(str(exc)) from exc
 
