@@ -46,7 +46,6 @@ def assert_refused(status, out, err, message):
 def test_output_inside_the_input_is_refused(capsys, folder, tiny_bert_path):
     document = folder / "sport" / "doc00.txt"
     before = document.read_bytes()
-    # Before: the CSV replaced the document, and the command exited 0.
     status, out, err = run(capsys, "cluster", folder, "-k", 4, "-o", document, "--overwrite",
                            "--model", tiny_bert_path, *FAST)
     assert_refused(status, out, err, f"{document}: is inside the input folder")
@@ -69,7 +68,6 @@ def test_output_that_is_the_input_file_is_refused(capsys, tmp_path, tiny_bert_pa
 def test_existing_output_needs_overwrite(capsys, tmp_path, folder, tiny_bert_path):
     output = tmp_path / "clusters.csv"
     output.write_text("earlier results\n", encoding="utf-8")
-    # Before: replaced without a word.
     status, out, err = run(capsys, "cluster", folder, "-k", 4, "-o", output,
                            "--model", tiny_bert_path, *FAST)
     assert_refused(status, out, err, f"{output}: exists already; pass --overwrite")
@@ -97,7 +95,6 @@ def test_symlink_out_of_the_input_folder_is_refused(capsys, tmp_path, folder,
     secret = tmp_path / "private.txt"
     secret.write_text("not part of the corpus", encoding="utf-8")
     (folder / "sport" / "link.txt").symlink_to(secret)
-    # Before: the file outside the folder was read as a document.
     status, out, err = run(capsys, "cluster", folder, "-k", 4, "-o", tmp_path / "o.csv",
                            "--model", tiny_bert_path, *FAST)
     assert_refused(status, out, err, f"{folder / 'sport' / 'link.txt'}: a symbolic link to "
@@ -170,7 +167,6 @@ def test_encoding_errors_on_lines(capsys, tmp_path, tiny_bert_path):
 def test_first_line_says_how_the_input_is_read(capsys, tmp_path, tiny_bert_path):
     article = tmp_path / "article.txt"
     article.write_text("A title\n\nFirst paragraph.\nSecond paragraph.\n", encoding="utf-8")
-    # Before: "read 3 documents from article.txt", with no word of the format.
     status, out, err = run(capsys, "cluster", article, "-k", 2, "-o", tmp_path / "o.csv",
                            "--model", tiny_bert_path, "--method", "frozen",
                            "--max-length", "32", "--lexical-weight", "0")
@@ -186,5 +182,4 @@ def test_one_document_is_singular(capsys, tmp_path):
     path = tmp_path / "docs.txt"
     path.write_text("just one document\n", encoding="utf-8")
     status, out, err = run(capsys, "cluster", path, "-k", 2, "-o", tmp_path / "o.csv")
-    # Before: "1 documents cannot make 2 clusters".
     assert_refused(status, out, err, "1 document cannot make 2 clusters")

@@ -368,7 +368,6 @@ def test_hub_model_offline_is_a_clean_error(capsys, monkeypatch, tmp_path):
 def test_max_length_above_the_model_is_a_clean_error(capsys, tmp_path, tiny_bert_path):
     docs = tmp_path / "docs.txt"
     docs.write_text("".join(f"document {i} " * 60 + "\n" for i in range(3)), encoding="utf-8")
-    # Before: a RuntimeError traceback from inside the model's embeddings.
     status, out, err = run(capsys, "cluster", docs, "-k", 2, "-o", tmp_path / "o.csv",
                            "--model", tiny_bert_path, "--max-length", 600,
                            "--method", "frozen")

@@ -505,7 +505,6 @@ def test_truncated_cached_archives_are_named_by_their_checksum(request, home, ar
 
 
 def test_cached_archive_of_another_content_is_refused(tmp_path):
-    # Before: a cached bbc-fulltext.zip was used whatever its content.
     files = {f"bbc/{label}/001.txt": b"Title\n\nBody.\n" for label in _bbc._BBC_CLASSES}
     path = _make_zip(tmp_path / "bbc-fulltext.zip", files)
     with pytest.raises(OSError, match=rf"{path}: .*sha256 is [0-9a-f]{{64}}, not a351031a"):

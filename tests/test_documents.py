@@ -17,7 +17,6 @@ DOCS = ["First document. It has sentences.", "Second one. Also short."]
     ({"a": DOCS[0]}.keys(), r"X is a dict_keys: a set has no order"),
 ])
 def test_mappings_and_sets_are_refused(corpus, message):
-    # Before: a dict was accepted and its keys were embedded; a set in arbitrary order.
     with pytest.raises(TypeError, match=message):
         check_documents(corpus)
 

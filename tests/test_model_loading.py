@@ -20,7 +20,6 @@ def model_copy(tmp_path, tiny_bert_path):
 def test_truncated_weights_name_the_file_and_the_cause(model_copy):
     weights = model_copy / "model.safetensors"
     weights.write_bytes(weights.read_bytes()[:1000])
-    # Before: a bare safetensors_rust.SafetensorError, no path.
     with pytest.raises(OSError, match="SafetensorError") as info:
         load_encoder(model_copy)
     assert f"{weights} cannot be read" in str(info.value)
@@ -30,7 +29,6 @@ def test_truncated_weights_name_the_file_and_the_cause(model_copy):
 @pytest.mark.parametrize("file", ["config.json", "tokenizer.json"])
 def test_corrupt_json_names_the_file_and_the_cause(model_copy, file):
     (model_copy / file).write_text('{"model_type": "bert", ', encoding="utf-8")
-    # Before: the generic "neither a directory holding a Hugging Face model nor..."
     with pytest.raises(OSError, match=r"JSONDecodeError: Expecting property name") as info:
         load_encoder(model_copy)
     assert f"{model_copy / file} cannot be read" in str(info.value)
@@ -47,7 +45,6 @@ def test_max_length_above_the_positions_is_refused_when_the_model_loads(
     docs = [" ".join(corpus[0][i:i + 4]) for i in range(0, 48, 4)]  # views > 64 tokens
     embedder = ShuffleDivideEmbedder(tiny_bert_path, max_length=max_length, max_epochs=1,
                                      batch_size=4, min_sentences=2, verbose=0)
-    # Before: accepted, then an IndexError inside the model's position embeddings.
     with pytest.raises(ValueError, match=rf"max_length={max_length} is above what the model "
                                          r".* accepts: 64 tokens"):
         embedder.fit(docs)

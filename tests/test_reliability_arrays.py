@@ -12,7 +12,6 @@ from sklearn_shufdiv.metrics import clustering_accuracy
 @pytest.mark.parametrize("n_labels", [3, 6])
 def test_representative_documents_checks_the_number_of_labels(n_labels):
     labels = [0, 1] * (n_labels // 2) + [0] * (n_labels % 2)
-    # Before: 3 labels for 5 rows answered from the first 3 rows; 6 gave an IndexError.
     with pytest.raises(ValueError, match=rf"labels must have one entry per row of "
                                          rf"embeddings \(5\); got shape \({n_labels},\)"):
         representative_documents(np.eye(5, 3), labels)
@@ -38,7 +37,6 @@ def test_representative_documents_with_matching_lengths_is_unchanged():
     pd.Series(pd.to_datetime(["2020-01-01", None, "2020-01-01", None])),
 ], ids=["datetime64", "timedelta64", "list", "series"])
 def test_clustering_accuracy_rejects_nat_as_it_rejects_nan(y):
-    # Before: NaT was a class of its own (0.5 here).
     for args in ((y, [0, 0, 1, 1]), ([0, 0, 1, 1], y)):
         name = "y_true" if args[0] is y else "y_pred"
         with pytest.raises(ValueError, match=rf"{name} contains NaT"):
@@ -62,7 +60,6 @@ def test_clustering_accuracy_takes_tuples_as_labels(y_true):
     expected = np.empty(4, dtype=object)
     for i, label in enumerate(y_true):
         expected[i] = label
-    # Before: "setting an array element with a sequence", or "must be 1-D".
     assert clustering_accuracy(y_true, [0, 0, 1, 1]) == clustering_accuracy(
         expected, [0, 0, 1, 1]) == 1.0
     assert clustering_accuracy(y_true, [0, 1, 1, 1]) == 0.75

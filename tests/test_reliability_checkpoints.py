@@ -49,7 +49,6 @@ def test_an_unknown_format_is_not_resumed(tiny_bert_path, finished, tmp_path):
     docs, whole, _ = finished
     ck = _copy(finished, tmp_path)
     _edit_manifest(ck / "epoch-2", lambda m: m.update(format=999))
-    # Before: resumed as format 1.
     with pytest.warns(RuntimeWarning, match=r"epoch-2 has format 999, which this version .* "
                                             r"reads format 1.*Resuming from epoch 1 instead"):
         resumed = ShuffleDivideEmbedder(tiny_bert_path, checkpoint_dir=ck, **PARAMS).fit(docs)
@@ -66,7 +65,6 @@ def test_a_deeply_nested_manifest_is_an_unreadable_checkpoint(tiny_bert_path, fi
     docs, whole, _ = finished
     ck = _copy(finished, tmp_path)
     (ck / "epoch-2" / "checkpoint.json").write_text("[" * 100_000 + "]" * 100_000)
-    # Before: a raw RecursionError.
     with pytest.warns(RuntimeWarning, match=r"epoch-2 is unreadable \(checkpoint.json: nested "
                                             r"too deeply.*Resuming from epoch 1"):
         resumed = ShuffleDivideEmbedder(tiny_bert_path, checkpoint_dir=ck, **PARAMS).fit(docs)
@@ -98,7 +96,6 @@ def test_a_failed_write_raises_one_error_and_keeps_the_model(tiny_bert_path, fin
     monkeypatch.setattr(_checkpoint, "save_file", full_disk_at_epoch_2)
     embedder = ShuffleDivideEmbedder(tiny_bert_path, checkpoint_dir=tmp_path / "ck",
                                      **{**PARAMS, "max_epochs": 3})
-    # Before: the raw OSError after epoch 2 was trained, and no fitted model.
     with pytest.raises(exceptions.CheckpointWriteError,
                        match=r"checkpoint_dir=.*ck': the checkpoint of epoch 2 could not be "
                              r"written \(OSError: .*File too large.*Training stopped after "
@@ -157,7 +154,6 @@ def test_names_taken_in_the_folder_do_not_stop_the_fit(tiny_bert_path, finished,
     else:
         (ck / ".epoch-1.4242.partial").mkdir()
         (ck / ".epoch-1.4242.partial" / "params.safetensors").write_bytes(b"half")
-    # Before: NotADirectoryError or FileExistsError once epoch 1 was trained.
     fitted = ShuffleDivideEmbedder(tiny_bert_path, checkpoint_dir=ck, **PARAMS).fit(docs)
     np.testing.assert_array_equal(fitted.transform(docs), whole.transform(docs))
     assert sorted(os.listdir(ck)) == ["epoch-1", "epoch-2"]
@@ -184,7 +180,6 @@ def test_a_folder_in_use_by_another_fit_is_refused(tiny_bert_path, corpus, tmp_p
                               text=True)
     try:
         assert holder.stdout.readline().strip() == "locked"
-        # Before: both fits wrote; one died with a raw RuntimeError from torch.save.
         with pytest.raises(exceptions.CheckpointInUseError,
                            match=rf"checkpoint_dir=.*ck' is in use by process {holder.pid}"):
             ShuffleDivideEmbedder(tiny_bert_path, checkpoint_dir=ck, **PARAMS).fit(docs)
@@ -227,7 +222,6 @@ def test_a_complete_checkpoint_is_resumed_from_a_read_only_folder(tiny_bert_path
 
     monkeypatch.setattr(_checkpoint.Path, "write_bytes", refuse)
     monkeypatch.setattr(_checkpoint.FolderLock, "acquire", refuse)
-    # Before: "cannot be written", though nothing was left to write.
     resumed = ShuffleDivideEmbedder(tiny_bert_path, checkpoint_dir=ck, **PARAMS).fit(docs)
     np.testing.assert_array_equal(resumed.transform(docs), whole.transform(docs))
     # With an epoch left to train, the check still refuses the folder before training.
@@ -273,6 +267,5 @@ def test_a_tilde_in_checkpoint_dir_is_the_home_folder(tiny_bert_path, corpus, tm
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.chdir(cwd)
     ShuffleDivideEmbedder(tiny_bert_path, checkpoint_dir="~/ck", **PARAMS).fit(corpus[0][:24])
-    # Before: a folder named "~" in the working folder.
     assert os.listdir(cwd) == []
     assert sorted(os.listdir(home / "ck")) == ["epoch-1", "epoch-2"]

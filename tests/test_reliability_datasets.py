@@ -53,7 +53,6 @@ def test_a_crafted_cache_runs_no_code(tmp_path):
     cache = {"train": _subset("train", [1, 2]), "test": _subset("test", [3])}
     cache["train"]["DESCR"] = _Payload(str(marker))
     path = _write_cache(tmp_path / "home", cache)
-    # Before: scikit-learn's pickle.loads ran the payload (the marker file appeared).
     with pytest.raises(OSError, match=r"20news-bydate_py3.pkz: not loaded as scikit-learn's "
                                       r"20 Newsgroups cache, because it refers to "
                                       r"(io|builtins|_io)\.open") as info:
@@ -86,7 +85,6 @@ def test_a_cut_cache_is_named_without_a_download(tmp_path, monkeypatch,
                                             "test": _subset("test", [2])})
     path.write_bytes(path.read_bytes()[:200])
     monkeypatch.setattr(socket, "create_connection", _no_network)
-    # Before: scikit-learn printed "Cache loading failed", then a raw URLError offline.
     with pytest.raises(OSError, match=r"pkz: not loaded .* it is truncated or damaged.*Delete "
                                       r"it and call .* download_if_missing=True"):
         fetch_20newsgroups_clean(data_home=tmp_path / "home",
@@ -100,7 +98,6 @@ def _no_network(*args, **kwargs):
 @pytest.mark.filterwarnings("ignore:Retry downloading")  # scikit-learn's retry
 def test_an_empty_home_offline_says_what_to_do(tmp_path, monkeypatch):
     monkeypatch.setattr(socket, "create_connection", _no_network)
-    # Before: scikit-learn's raw URLError.
     with pytest.raises(OSError, match=r"Could not download 20 Newsgroups \(URLError.*Where a "
                                       r"network is available, run .*fetch_20newsgroups\(\) and "
                                       r"copy the 20news-bydate_py3.pkz"):
@@ -113,7 +110,6 @@ def test_a_data_home_that_is_a_file_is_named(tmp_path, monkeypatch):
     home.write_text("")
     monkeypatch.setenv("SCIKIT_LEARN_DATA", str(home))
     for fetch in (fetch_bbc, fetch_20newsgroups_clean):
-        # Before: a raw FileExistsError.
         with pytest.raises(OSError, match=rf"The data home {home} cannot be used .*Set the "
                                           r"SCIKIT_LEARN_DATA environment variable"):
             fetch(download_if_missing=False)
@@ -129,7 +125,6 @@ def test_a_data_home_that_cannot_be_created_is_named(tmp_path, monkeypatch):
         return makedirs(path, *args, **kwargs)
 
     monkeypatch.setattr(os, "makedirs", refuse)
-    # Before: a raw PermissionError.
     with pytest.raises(OSError, match=rf"The data home {home} cannot be used \(Permission "
                                       r"denied\)"):
         fetch_bbc(data_home=home)
@@ -144,7 +139,6 @@ def test_a_read_only_data_home_is_named_before_any_download(tmp_path, monkeypatc
 
     monkeypatch.setattr(_base.tempfile, "mkstemp", mkstemp)
     monkeypatch.setattr(socket, "create_connection", _no_network)
-    # Before: a raw PermissionError from mkstemp, outside the download's error handling.
     with pytest.raises(OSError, match=rf"The data home {home} cannot be used \(Permission "
                                       r"denied\)"):
         fetch_bbc(data_home=home)
@@ -186,7 +180,6 @@ def test_a_server_that_never_answers_fails_after_one_timeout(tmp_path, monkeypat
     monkeypatch.setattr(_bbc, "_BBC", dataclasses.replace(
         _bbc._BBC, url=f"http://127.0.0.1:{port}/bbc-fulltext.zip"))
     start = time.monotonic()
-    # Before: 4 attempts of 60 seconds each.
     with pytest.raises(OSError, match=r"no answer within 0.5 seconds.*check the network and "
                                       r"any proxy"):
         fetch_bbc(data_home=tmp_path, n_retries=3, delay=0)

@@ -26,7 +26,6 @@ def dead_proxy(monkeypatch):
 def test_the_reachability_check_is_bounded_behind_a_proxy(dead_proxy):
     port, accepted = dead_proxy
     start = time.monotonic()
-    # Before: True at once behind any proxy, and the hub client then waited for minutes.
     assert _loading.hub_reachable(timeout=0.5) is False
     assert time.monotonic() - start < 5
     assert len(accepted) == 1  # the request went to the proxy

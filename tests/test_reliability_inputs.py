@@ -34,7 +34,6 @@ def test_a_subfolder_that_cannot_be_listed_is_an_error(articles, tmp_path, capsy
 
     monkeypatch.setattr(os, "scandir", refuse)
     out = tmp_path / "o.csv"
-    # Before: the 3 files of locked/ were left out in silence ("read 8 documents").
     status = main(["cluster", str(articles), "-k", "2", "-o", str(out),
                    "--method", "frozen"])
     err = capsys.readouterr().err

@@ -44,7 +44,6 @@ def python_sigint():
 def test_ctrl_c_inside_a_user_callback_is_an_interruption(tiny_bert_path, corpus,
                                                           python_sigint):
     start = time.monotonic()
-    # Before: taken as the callback's stop request, without FitInterruptedWarning.
     with pytest.warns(FitInterruptedWarning, match="interrupted after 1 of 3 epochs"):
         embedder = ShuffleDivideEmbedder(tiny_bert_path, **SMALL,
                                          callbacks=[CtrlCDuringEpochEnd()]).fit(corpus[0])

@@ -29,7 +29,6 @@ def _vocab_size(folder):
 def test_folder_without_tokenizer_files_is_refused(model_copy):
     for path in model_copy.glob("tokenizer*.json"):
         path.unlink()
-    # Before: a 5-token BertTokenizer (special tokens only) loaded, every word [UNK].
     with pytest.raises(ValueError, match="no token besides special tokens") as info:
         load_encoder(model_copy)
     message = str(info.value)
@@ -66,7 +65,6 @@ def _rewrite_vocab_size(folder, vocab_size):
 def test_tokenizer_larger_than_the_vocabulary_is_refused(model_copy):
     tokens = _vocab_size(model_copy)
     _rewrite_vocab_size(model_copy, tokens - 10)
-    # Before: loaded; the first document with a high token id raised an IndexError in torch.
     with pytest.raises(ValueError, match=rf"the tokenizer has {tokens} tokens, the model's "
                                          rf"vocab_size is {tokens - 10}, so token ids beyond "
                                          r"the embedding table"):
@@ -118,7 +116,6 @@ def test_a_pickle_bin_is_named_without_the_unsafe_advice(model_copy, tmp_path):
     weights, path = _as_bin(model_copy)
     marker = tmp_path / "code-ran"
     torch.save({**weights, "payload": _Payload(str(marker))}, path)
-    # Before: torch's raw UnpicklingError, advising weights_only=False.
     with pytest.raises(OSError, match=rf"{path} cannot be read \(a pickle that holds more "
                                       r"than tensors: it is not loaded") as info:
         load_encoder(model_copy)
@@ -131,7 +128,6 @@ def test_a_truncated_bin_is_named(model_copy):
     weights, path = _as_bin(model_copy)
     torch.save(weights, path)
     path.write_bytes(path.read_bytes()[: path.stat().st_size // 2])
-    # Before: "OSError: [Errno 22] Invalid argument" without the file's name.
     with pytest.raises(OSError, match=rf"{path} cannot be read \(.*\)\. If the file is "
                                       r"truncated or damaged, copy or save the model"):
         load_encoder(model_copy)
@@ -155,7 +151,6 @@ def _edit_weights(folder, change):
 def test_a_missing_encoder_tensor_is_refused(model_copy):
     key = "encoder.layer.1.attention.self.query.weight"
     _edit_weights(model_copy, lambda weights: weights.pop(key))
-    # Before: loaded, that layer initialised at random; only transformers' stderr report.
     with pytest.raises(ValueError, match=rf"The model '{model_copy}' is incomplete: 1 "
                                          rf"tensor\(s\) of the encoder are missing from its "
                                          rf"weights files \({key}\)"):

@@ -41,7 +41,6 @@ def test_new_outputs_honour_the_umask(tmp_path, umask, mask):
     write_report(tmp_path / "r.json", {"k": 1})
     with open(tmp_path / "plain", "w") as file:  # what a plain open gives
         file.write("")
-    # Before: 0o600 whatever the umask.
     assert _mode(tmp_path / "o.csv") == _mode(tmp_path / "r.json") == _mode(
         tmp_path / "plain") == 0o666 & ~mask
 
@@ -74,7 +73,6 @@ def test_a_link_is_written_through(tmp_path):
     link = tmp_path / "o.csv"
     link.symlink_to(target)
     write_csv(link, ["a"], [1])
-    # Before: the link was replaced by a regular file, the target left as it was.
     assert link.is_symlink() and os.readlink(link) == str(target)
     assert _csv(target) == ["id,cluster", "a,1"]
 
@@ -91,7 +89,6 @@ def test_a_link_to_a_device_is_written_through(tmp_path):
 def test_a_full_device_is_a_write_error(tmp_path):
     link = tmp_path / "o.csv"
     link.symlink_to("/dev/full")
-    # Before: no error (the link was replaced by a regular file).
     with pytest.raises(CLIError, match=r"o.csv: cannot write it \(No space left on device\)"):
         write_csv(link, [str(i) for i in range(10_000)], np.zeros(10_000, dtype=int))
     assert link.is_symlink()
@@ -122,7 +119,6 @@ def test_an_unwritable_folder_is_found_by_the_output_check(tmp_path, monkeypatch
 
     monkeypatch.setattr(_outputs.tempfile, "mkstemp", refuse)
     (tmp_path / "in.txt").write_text("x")
-    # Before: accepted here, and the write failed after training.
     with pytest.raises(CLIError, match=r"o.csv: cannot write there \(Permission denied\)"):
         check_outputs({"--output": out / "o.csv"}, tmp_path / "in.txt")
     assert check_outputs({"--output": tmp_path / "o.csv"}, tmp_path / "in.txt") == {

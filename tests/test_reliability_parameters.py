@@ -16,7 +16,6 @@ def test_a_selection_sample_smaller_than_n_clusters_names_the_parameter(
     monkeypatch.setattr(_base, "load_encoder", never)
     embedder = estimator(tiny_bert_path, n_clusters=4, selection_sample_size=3, max_epochs=1,
                          verbose=0)
-    # Before: "n_samples=3 should be >= n_clusters=4", once the model was loaded.
     with pytest.raises(ValueError, match=r"selection_sample_size=3 is fewer documents than "
                                          r"n_clusters=4.*Raise selection_sample_size to 4"):
         embedder.fit(corpus[0])

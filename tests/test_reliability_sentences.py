@@ -25,7 +25,6 @@ HINDI = "मैं घर जा रहा हूँ। आज बारिश �
     (HINDI, ["मैं घर जा रहा हूँ।", "आज बारिश है।", "कल धूप थी।", "परसों बादल थे।"]),
 ], ids=["chinese", "urdu", "hindi"])
 def test_auto_splits_other_scripts_on_their_final_marks(text, sentences):
-    # Before: one sentence each (Punkt knows only . ? !).
     split = make_sentence_splitter("auto", [text, "An English text. It has two."])
     assert split(text) == sentences
 
@@ -54,7 +53,6 @@ def test_an_all_chinese_corpus_trains_on_every_document(tiny_bert_path, capsys):
     assert ShuffleDividePositives(4).fit(docs).n_pairs == len(docs)
     embedder = ShuffleDivideEmbedder(tiny_bert_path, max_epochs=1, batch_size=4,
                                      lexical_weight=0, random_state=0, verbose=1)
-    # Before: ValueError "only 0 of 8 documents have at least min_sentences=4 sentences".
     embedder.fit(docs)
     assert embedder.training_fraction_ == 1.0
     assert "training on 8 of 8 documents (100%)" in capsys.readouterr().out
@@ -120,7 +118,6 @@ def test_a_splitter_that_does_not_return_sentences_is_named(tiny_bert_path, corp
     embedder = ShuffleDivideEmbedder(tiny_bert_path, max_epochs=1, batch_size=4,
                                      sentence_splitter=splitter, verbose=0)
     docs = ["The match ended. Fans cheered. The coach smiled. Goals came late."] * 8
-    # Before: a raw TypeError or AttributeError, or a string read as its characters.
     with pytest.raises(TypeError, match=r"sentence_splitter must return a list of str .*for "
                                         rf"document 0 it returned {returned}"):
         embedder.fit(docs)

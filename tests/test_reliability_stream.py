@@ -25,7 +25,6 @@ def test_chunk_size_below_one_is_refused(fitted, corpus, chunk_size):
             read.append(document)
             yield document
 
-    # Before: 0 and -1 made one chunk of the whole stream (unbounded memory).
     with pytest.raises(InvalidParameterError, match=r"'chunk_size' parameter of "
                                                     r"transform_iter must be an int in the "
                                                     r"range \[1, inf\)"):
@@ -37,7 +36,6 @@ def test_a_bad_item_is_named_by_its_position_in_the_stream(fitted, corpus):
     docs = corpus[0][:5] + [None] + corpus[0][5:8]
     chunks = fitted.transform_iter(iter(docs), chunk_size=2)
     first = [next(chunks), next(chunks)]
-    # Before: "item 1" (its position in its chunk of 2).
     with pytest.raises(TypeError, match=r"item 5 of the stream is NoneType"):
         next(chunks)
     np.testing.assert_allclose(np.vstack(first), fitted.transform(corpus[0][:4]), atol=1e-6)
