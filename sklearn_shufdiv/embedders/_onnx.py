@@ -21,7 +21,7 @@ from pathlib import Path
 import torch
 
 _MODULES = ("onnx", "onnxscript", "onnxruntime")
-INSTALL = "pip install onnx onnxscript onnxruntime  (or: pip install sklearn-shufdiv[int8])"
+INSTALL = "pip install onnx onnxscript onnxruntime (or: pip install sklearn-shufdiv[int8])"
 
 
 def check_onnxruntime(name="inference_dtype"):
