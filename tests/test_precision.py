@@ -94,19 +94,20 @@ def test_int8_graph_multiplies_in_int8(model, tmp_path):
     assert weights  # the exported graph holds its weights
 
 
-@needs_onnxruntime
-def test_int8_copy_is_made_once_per_state_of_the_weights(model):
+@pytest.mark.parametrize("dtype", [pytest.param("bfloat16", marks=needs_bf16),
+                                   pytest.param("int8", marks=needs_onnxruntime)])
+def test_a_reduced_precision_copy_is_made_once_per_state_of_the_weights(model, dtype):
     _, encoder = model
     ids = torch.tensor([[2, 5, 6, 7, 3]])
     mask = torch.ones_like(ids)
     with torch.no_grad():
-        first = inference_encoder(encoder, "int8", "cpu")
-        assert inference_encoder(encoder, "int8", "cpu") is first
+        first = inference_encoder(encoder, dtype, "cpu")
+        assert inference_encoder(encoder, dtype, "cpu") is first
         before = first(ids, mask)
         parameter = encoder.transformer.embeddings.word_embeddings.weight
         parameter.add_(0.5)
         try:
-            second = inference_encoder(encoder, "int8", "cpu")
+            second = inference_encoder(encoder, dtype, "cpu")
             assert second is not first
             assert not torch.allclose(second(ids, mask), before)
         finally:

@@ -33,7 +33,7 @@ INFERENCE_DTYPES = ("float32", "bfloat16", "int8")
 #: The values of the embedders' ``inference_dtype``.
 INFERENCE_DTYPE_OPTIONS = ("auto", *INFERENCE_DTYPES)
 
-# encoder -> (digest of its weights, int8 copy)
+# encoder -> ((precision, device, digest of its weights), its copy in that precision)
 _copies = weakref.WeakKeyDictionary()
 
 
@@ -101,22 +101,26 @@ def inference_encoder(encoder, inference_dtype, device):
     """A callable ``(input_ids, attention_mask) -> embeddings`` that embeds as
     ``encoder`` (a :class:`~._encoder.MeanPoolingEncoder`) does, in ``inference_dtype``.
 
-    ``"float32"`` is ``encoder`` itself; ``"bfloat16"`` a copy made now; ``"int8"`` a
-    copy made from the current weights on the first call and kept until they change.
+    ``"float32"`` is ``encoder`` itself; ``"bfloat16"`` and ``"int8"`` are copies made
+    from the current weights on the first call and kept until the weights, the device
+    or the precision change, so that the chunks of a stream share one copy.
     Call it in inference mode (``torch.inference_mode``), with ``encoder`` in eval mode.
     """
     check_inference_dtype(inference_dtype, device)
     if inference_dtype == "float32":
         return encoder
-    if inference_dtype == "bfloat16":
-        return copy.deepcopy(encoder).eval().to(torch.bfloat16)
-    digest = weights_digest(encoder)
+    state = (inference_dtype, str(next(encoder.parameters()).device), weights_digest(encoder))
     kept = _copies.pop(encoder, None)  # a stale copy is freed before the new one is made
-    made = kept[1] if kept is not None and kept[0] == digest else Int8OnnxEncoder(encoder)
-    _copies[encoder] = (digest, made)
+    if kept is not None and kept[0] == state:
+        made = kept[1]
+    elif inference_dtype == "bfloat16":
+        made = copy.deepcopy(encoder).eval().to(torch.bfloat16)
+    else:
+        made = Int8OnnxEncoder(encoder)
+    _copies[encoder] = (state, made)
     return made
 
 
 def clear_copies(encoder):
-    """Forget the int8 copy kept for ``encoder`` (frees its memory)."""
+    """Forget the reduced-precision copy kept for ``encoder`` (frees its memory)."""
     _copies.pop(encoder, None)
