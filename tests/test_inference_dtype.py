@@ -6,26 +6,17 @@ import pickle
 import numpy as np
 import pytest
 import torch
+from _precision_helpers import cosines, needs_bf16, needs_onnxruntime
 from safetensors.torch import load_file
 
 from sklearn_shufdiv import ShuffleDivideEmbedder, TfidfPositiveEmbedder
 from sklearn_shufdiv.embedders import _precision
 from sklearn_shufdiv.embedders._encoder import encode
 from sklearn_shufdiv.embedders._fingerprint import describe_params
-from sklearn_shufdiv.embedders._precision import cpu_has_bfloat16, resolve_inference_dtype
+from sklearn_shufdiv.embedders._precision import resolve_inference_dtype
 
 SMALL = dict(max_epochs=1, batch_size=8, mini_batch_size=6, max_length=32, random_state=0,
              verbose=0)
-needs_bf16 = pytest.mark.skipif(not cpu_has_bfloat16(),
-                                reason="this CPU has no bfloat16 instructions")
-needs_onnxruntime = pytest.mark.skipif(
-    not all(__import__("importlib").util.find_spec(m) for m in ("onnx", "onnxscript",
-                                                                 "onnxruntime")),
-    reason="onnx, onnxscript and onnxruntime are not installed")
-
-
-def cosines(a, b):
-    return np.sum(a * b, axis=1) / np.linalg.norm(a, axis=1) / np.linalg.norm(b, axis=1)
 
 
 def encoder_rows(embedder, docs, dtype):

@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 import torch
+from _precision_helpers import cosines, needs_bf16, needs_onnxruntime
 
 from sklearn_shufdiv.embedders import load_encoder
 from sklearn_shufdiv.embedders._encoder import encode
@@ -12,13 +13,6 @@ from sklearn_shufdiv.embedders._precision import (
     inference_encoder,
     weights_digest,
 )
-
-needs_bf16 = pytest.mark.skipif(not cpu_has_bfloat16(),
-                                reason="this CPU has no bfloat16 instructions")
-needs_onnxruntime = pytest.mark.skipif(
-    not all(__import__("importlib").util.find_spec(m) for m in ("onnx", "onnxscript",
-                                                                 "onnxruntime")),
-    reason="onnx, onnxscript and onnxruntime are not installed")
 
 
 @pytest.fixture(scope="module")
@@ -37,10 +31,6 @@ def embed(model, texts, dtype, **kwargs):
     tokenizer, encoder = model
     return encode(encoder, tokenizer, texts, max_length=24, batch_size=5, device="cpu",
                   dtype=dtype, max_windows=None, **kwargs)
-
-
-def cosines(a, b):
-    return np.sum(a * b, axis=1) / np.linalg.norm(a, axis=1) / np.linalg.norm(b, axis=1)
 
 
 @needs_bf16
