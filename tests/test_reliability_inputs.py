@@ -8,6 +8,19 @@ from _unprivileged import permissions_apply, run_python
 
 from sklearn_shufdiv.__main__ import main
 
+#: Reads the folder given as argv[1] as the command line does, in a process subject to
+#: file permissions; prints the error's class and message, or how many documents it read.
+READ_FOLDER = (
+    "import sys\n"
+    "from sklearn_shufdiv._cli._readers import read_folder\n"
+    "from pathlib import Path\n"
+    "try:\n"
+    "    corpus = read_folder(Path(sys.argv[1]))\n"
+    "except Exception as exc:\n"
+    "    print(type(exc).__name__, exc)\n"
+    "else:\n"
+    "    print('read', len(corpus.texts))\n")
+
 
 @pytest.fixture
 def articles(tmp_path):
@@ -48,20 +61,11 @@ def test_an_unreadable_subfolder_is_an_error_under_real_permissions(articles):
     try:
         if not permissions_apply(locked / "0.txt"):
             pytest.skip("file permissions do not apply to this test's subprocess")
-        done = run_python(
-            "import sys\n"
-            "from sklearn_shufdiv._cli._readers import read_folder\n"
-            "from pathlib import Path\n"
-            "try:\n"
-            "    corpus = read_folder(Path(sys.argv[1]))\n"
-            "except Exception as exc:\n"
-            "    print('error:', exc)\n"
-            "else:\n"
-            "    print('read', len(corpus.texts))\n", articles)
+        done = run_python(READ_FOLDER, articles)
     finally:
         locked.chmod(0o755)
     assert done.returncode == 0, done.stderr
-    assert f"error: {locked}: cannot list this folder (Permission denied)" in done.stdout
+    assert f"CLIError {locked}: cannot list this folder (Permission denied)" in done.stdout
 
 
 def test_a_subfolder_that_can_be_listed_but_not_entered_is_an_error(articles):
@@ -70,16 +74,7 @@ def test_a_subfolder_that_can_be_listed_but_not_entered_is_an_error(articles):
     try:
         if not permissions_apply(locked / "0.txt"):
             pytest.skip("file permissions do not apply to this test's subprocess")
-        done = run_python(
-            "import sys\n"
-            "from sklearn_shufdiv._cli._readers import read_folder\n"
-            "from pathlib import Path\n"
-            "try:\n"
-            "    corpus = read_folder(Path(sys.argv[1]))\n"
-            "except Exception as exc:\n"
-            "    print(type(exc).__name__, exc)\n"
-            "else:\n"
-            "    print('read', len(corpus.texts))\n", articles)
+        done = run_python(READ_FOLDER, articles)
     finally:
         locked.chmod(0o755)
     assert done.returncode == 0, done.stderr
