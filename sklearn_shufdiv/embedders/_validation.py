@@ -44,13 +44,7 @@ def check_documents(X, *, name="X"):
             f"{name} must be an iterable of documents (str); got {type(X).__name__}."
         ) from None
     for index, document in enumerate(documents):
-        if not isinstance(document, str):
-            raise TypeError(
-                f"{name} must contain only str documents; item {index} is "
-                f"{type(document).__name__} ({document!r:.60}). Convert or drop it first."
-            )
-        if not document.isascii():
-            _check_unicode(document, index, name)
+        _check_document(document, index, name)
     if not documents:
         raise ValueError(f"{name} is empty: there is no document to embed.")
     return documents
@@ -79,6 +73,18 @@ def _check_container(X, name):
             f"{name} must be one-dimensional (one document per entry); got an array of "
             f"shape {X.shape}. Select the text column, e.g. df['text']."
         )
+
+
+def _check_document(document, index, name, where=""):
+    """Raise if item ``index`` (``where``: in what) of ``name`` is not a str of valid
+    Unicode, naming it and saying what to do."""
+    if not isinstance(document, str):
+        raise TypeError(
+            f"{name} must contain only str documents; item {index}{where} is "
+            f"{type(document).__name__} ({document!r:.60}). Convert or drop it first."
+        )
+    if not document.isascii():
+        _check_unicode(document, index, name)
 
 
 def _check_unicode(document, index, name):
@@ -152,13 +158,7 @@ def document_chunks(documents, chunk_size, *, caller="transform_iter"):
     _check_container(documents, "documents")
     chunk = []
     for position, document in enumerate(documents):
-        if not isinstance(document, str):
-            raise TypeError(
-                f"documents must contain only str documents; item {position} of the stream "
-                f"is {type(document).__name__} ({document!r:.60}). Convert or drop it first."
-            )
-        if not document.isascii():
-            _check_unicode(document, position, "documents")
+        _check_document(document, position, "documents", " of the stream")
         chunk.append(document)
         if len(chunk) == chunk_size:
             yield chunk
