@@ -6,12 +6,14 @@ import warnings
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.cluster import AgglomerativeClustering, KMeans
 from sklearn.datasets import make_blobs
 from sklearn.decomposition import TruncatedSVD
 from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.metrics import make_scorer, silhouette_score
+from sklearn.metrics.pairwise import cosine_distances
 from sklearn.model_selection import GridSearchCV, cross_validate
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
@@ -290,3 +292,78 @@ def test_cosine_silhouette_is_sklearns_and_nan_when_undefined(blobs):
     assert sampled != pytest.approx(cosine_silhouette(X, y))
     assert np.isnan(cosine_silhouette(X, np.zeros(len(X), dtype=int)))
     assert np.isnan(cosine_silhouette(X[:3], [0, 1, 2]))  # as many clusters as samples
+
+
+# --------------------------------------------------------------------------------------
+# Inputs of every container, with sample_size
+# --------------------------------------------------------------------------------------
+
+CONTAINERS = {
+    "list": lambda X: X.tolist(),
+    "tuple": lambda X: tuple(map(tuple, X)),
+    "coo": sp.coo_matrix,
+    "csc": sp.csc_matrix,
+    "lil": sp.lil_matrix,
+    "dia": sp.dia_matrix,
+    "coo_array": sp.coo_array,
+}
+
+
+@pytest.fixture(scope="module")
+def three_blobs():
+    """Three tight blobs of 10 points in 6 dimensions, and a fitted k-means of them."""
+    rng = np.random.default_rng(0)
+    X = np.repeat(np.eye(6)[:3], 10, 0) + 0.05 * rng.standard_normal((30, 6))
+    return X, KMeans(3, n_init=2, random_state=0).fit(X)
+
+
+@pytest.mark.parametrize("container", CONTAINERS.values(), ids=CONTAINERS.keys())
+def test_cosine_silhouette_samples_rows_of_every_container(three_blobs, container):
+    X, kmeans = three_blobs
+    expected = cosine_silhouette(X, kmeans.labels_, sample_size=20, random_state=0)
+    assert cosine_silhouette(container(X), kmeans.labels_, sample_size=20,
+                             random_state=0) == pytest.approx(expected)
+
+
+def test_cosine_silhouette_samples_a_precomputed_coo_distance_matrix(three_blobs):
+    X, kmeans = three_blobs
+    distances = cosine_distances(X)
+    expected = cosine_silhouette(distances, kmeans.labels_, metric="precomputed",
+                                 sample_size=20, random_state=0)
+    assert cosine_silhouette(sp.coo_matrix(distances), kmeans.labels_, metric="precomputed",
+                             sample_size=20, random_state=0) == pytest.approx(expected)
+
+
+def test_cosine_silhouette_names_rows_and_labels_of_different_lengths(three_blobs):
+    X, kmeans = three_blobs
+    with pytest.raises(ValueError, match=r"inconsistent numbers of samples: \[29, 30\]"):
+        cosine_silhouette(X[:29].tolist(), kmeans.labels_, sample_size=20)
+
+
+@pytest.mark.parametrize("container", CONTAINERS.values(), ids=CONTAINERS.keys())
+def test_sampled_silhouette_scorers_take_every_container(three_blobs, container):
+    X, kmeans = three_blobs
+    expected = cosine_silhouette(X, kmeans.labels_, sample_size=20, random_state=0)
+    as_space = make_silhouette_scorer(sample_size=20, random_state=0, space=container(X))
+    assert as_space(kmeans, X) == pytest.approx(expected)
+    own = make_silhouette_scorer(sample_size=20, random_state=0)
+    assert own(kmeans, container(X)) == pytest.approx(expected)
+
+
+@pytest.mark.parametrize("container", CONTAINERS.values(), ids=CONTAINERS.keys())
+def test_sampled_silhouette_in_a_grid_search_of_every_container(three_blobs, container):
+    X, _ = three_blobs
+    all_idx = np.arange(len(X))
+    grid = {"n_clusters": [2, 3]}
+    scorers = {"own": make_silhouette_scorer(sample_size=20, random_state=0),
+               "fixed": make_silhouette_scorer(sample_size=20, random_state=0,
+                                               space=container(X))}
+    kmeans = KMeans(n_init=2, random_state=0)
+    search = GridSearchCV(kmeans, grid, scoring=scorers, refit="fixed",
+                          cv=[(all_idx, all_idx)]).fit(container(X))
+    reference = GridSearchCV(kmeans, grid, scoring=scorers["own"],
+                             cv=[(all_idx, all_idx)]).fit(X)
+    for name in scorers:
+        np.testing.assert_allclose(search.cv_results_[f"mean_test_{name}"],
+                                   reference.cv_results_["mean_test_score"])
+    assert search.best_params_ == {"n_clusters": 3}
