@@ -22,6 +22,8 @@ when ``X`` is the data they were fitted on, as with ``cv=[(all_idx, all_idx)]``;
 a length mismatch raises an error.
 """
 
+import pickle
+
 import joblib
 import numpy as np
 from sklearn.base import clone
@@ -170,11 +172,12 @@ class _SilhouetteScorer:
         self.sample_size = sample_size
         self.random_state = random_state
         self.space = space
-        self._fitted_space = None  # (fingerprint of X, the space's rows for X)
+        self._fitted_space = None  # (fingerprint of the space and X, its rows for X)
 
     def _fixed_space(self, X):
         """The rows of ``space`` for ``X``: the array itself, or a clone of the
-        transformer fitted on ``X`` (once per distinct ``X``, remembered)."""
+        transformer fitted on ``X`` (once per distinct ``X`` and parameters of the
+        transformer, remembered)."""
         n_samples = _n_samples(X)
         if not hasattr(self.space, "fit_transform"):
             rows = self.space
@@ -186,8 +189,13 @@ class _SilhouetteScorer:
                     "trains and scores on all the data, cv=[(all_idx, all_idx)], or give "
                     "a transformer (fitted on X by the scorer) instead.")
             return rows
-        key = joblib.hash(X)
-        if self._fitted_space is None or self._fitted_space[0] != key:
+        # What a clone of the space depends on: its class and parameters (set_params on
+        # the scorer's space, or another space assigned, fits again), and the data.
+        try:
+            key = joblib.hash((type(self.space), self.space.get_params(deep=True), X))
+        except (pickle.PicklingError, TypeError, AttributeError):
+            key = None  # parameters that cannot be fingerprinted (a lambda): fit every time
+        if key is None or self._fitted_space is None or self._fitted_space[0] != key:
             self._fitted_space = (key, clone(self.space).fit_transform(X))
         return self._fitted_space[1]
 
