@@ -139,12 +139,18 @@ class _ClusteringAccuracyScorer:
         score : float
             The clustering accuracy, in ``(0, 1]``.
         """
+        if y is None:  # before the clusters are computed
+            self._score(X, None, None, y)
+        labels = _predict_labels(estimator, X)
+        return self._score(X, None, labels, y, sample_weight=sample_weight)
+
+    def _score(self, X, Xt, labels, y, sample_weight=None):
+        """The score of given cluster ``labels`` of ``X``; ``Xt`` is not needed."""
         if y is None:
             raise ValueError(
                 "clustering_accuracy_scorer needs the true labels y. To score a "
                 "clustering without labels, use silhouette_scorer."
             )
-        labels = _predict_labels(estimator, X)
         return clustering_accuracy(y, labels, sample_weight=sample_weight)
 
     def __repr__(self):
@@ -232,10 +238,13 @@ class _SilhouetteScorer:
         >>> silhouette_scorer(KMeans(n_clusters=1, n_init=1).fit(X), X)  # undefined
         -1.0
         """
-        if self.space is None:
-            Xt, labels = _clusterer_space_and_labels(estimator, X)
-        else:
-            labels = np.asarray(_predict_labels(estimator, X)).reshape(-1)
+        Xt, labels = _clusterer_space_and_labels(estimator, X)
+        return self._score(X, Xt, labels)
+
+    def _score(self, X, Xt, labels, y=None):
+        """The score of given cluster ``labels`` of ``X``, whose rows in the clusterer's
+        space are ``Xt``."""
+        if self.space is not None:
             Xt = self._fixed_space(X)
         score = cosine_silhouette(Xt, labels, metric=self.metric,
                                   sample_size=self.sample_size, random_state=self.random_state)
