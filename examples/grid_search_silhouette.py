@@ -10,9 +10,11 @@ stand-in, provided every candidate is scored in the same space. Two ways to use 
    clusters are scored in the space of the untuned embedder (``max_epochs=0``), fitted
    once on the documents. The plain ``silhouette_scorer`` scores each candidate in its
    own output space, which training tightens whatever the clusters become: it favours
-   the tuned candidate. Both are printed below. Each candidate is fitted from scratch,
-   so this works for any other parameter too (temperature, max_length...), and
-   ``refit=True`` fits the winner once more after the search.
+   the tuned candidate. Both are printed below. The scorers are joined by
+   ``make_clustering_scorers``, so each candidate embeds the documents once for all its
+   scores (a dict of scorers would embed them once per scorer). Each candidate is
+   fitted from scratch, so this works for any other parameter too (temperature,
+   max_length...), and ``refit`` fits the winner once more after the search.
 2. The embedder's own selection: with ``n_clusters`` set, every epoch (and the untuned
    encoder, epoch 0) is scored during a single ``fit`` in that same untuned space
    (``selection="untuned-silhouette"``) and the chosen epoch's weights are kept;
@@ -37,6 +39,7 @@ from sklearn_shufdiv import (
     make_silhouette_scorer,
     silhouette_scorer,
 )
+from sklearn_shufdiv.metrics import make_clustering_scorers
 
 from _shared import SETTINGS, load_corpus, model_name_or_path
 
@@ -58,9 +61,10 @@ all_idx = np.arange(len(documents))
 search = GridSearchCV(
     pipe,
     {"shuffledivideembedder__max_epochs": [0, 1]},
-    scoring={"untuned_space": make_silhouette_scorer(space=untuned),
-             "own_space": silhouette_scorer,
-             "acc": clustering_accuracy_scorer},  # the only use of the labels
+    # One embedding of the documents per candidate, shared by the three scores.
+    scoring=make_clustering_scorers({"untuned_space": make_silhouette_scorer(space=untuned),
+                                     "own_space": silhouette_scorer,
+                                     "acc": clustering_accuracy_scorer}),  # labels: acc only
     refit="untuned_space",  # choose by the fixed space, then fit the winner again
     cv=[(all_idx, all_idx)],  # train and score on all documents
 )

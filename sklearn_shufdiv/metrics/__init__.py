@@ -16,6 +16,12 @@ Without labels:
 - :func:`cosine_silhouette`: the silhouette of given labels (NaN when undefined),
   which the scorers, the embedders' epoch selection and the command line all use.
 
+Several scores at once:
+
+- :func:`make_clustering_scorers`: one scorer giving the scores of several of the
+  above from a single pass through the pipeline (one embedding of the documents per
+  candidate of a grid search, instead of one per scorer).
+
 Scorers are callables ``scorer(estimator, X, y=None) -> float`` for ``scoring=`` in
 :class:`~sklearn.model_selection.GridSearchCV` and
 :func:`~sklearn.model_selection.cross_validate`.
@@ -45,6 +51,7 @@ single split that trains and scores on all the data.
 """
 
 from ._accuracy import clustering_accuracy, match_clusters_to_classes
+from ._multi_scorer import make_clustering_scorers
 from ._scorers import clustering_accuracy_scorer, make_silhouette_scorer, silhouette_scorer
 from ._silhouette import cosine_silhouette
 
@@ -52,6 +59,7 @@ __all__ = [
     "clustering_accuracy",
     "clustering_accuracy_scorer",
     "cosine_silhouette",
+    "make_clustering_scorers",
     "make_silhouette_scorer",
     "match_clusters_to_classes",
     "silhouette_scorer",

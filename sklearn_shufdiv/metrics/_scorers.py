@@ -22,6 +22,8 @@ when ``X`` is the data they were fitted on, as with ``cv=[(all_idx, all_idx)]``;
 a length mismatch raises an error.
 """
 
+import pickle
+
 import joblib
 import numpy as np
 from sklearn.base import clone
@@ -137,12 +139,18 @@ class _ClusteringAccuracyScorer:
         score : float
             The clustering accuracy, in ``(0, 1]``.
         """
+        if y is None:  # before the clusters are computed
+            self._score(X, None, None, y)
+        labels = _predict_labels(estimator, X)
+        return self._score(X, None, labels, y, sample_weight=sample_weight)
+
+    def _score(self, X, Xt, labels, y, sample_weight=None):
+        """The score of given cluster ``labels`` of ``X``; ``Xt`` is not needed."""
         if y is None:
             raise ValueError(
                 "clustering_accuracy_scorer needs the true labels y. To score a "
                 "clustering without labels, use silhouette_scorer."
             )
-        labels = _predict_labels(estimator, X)
         return clustering_accuracy(y, labels, sample_weight=sample_weight)
 
     def __repr__(self):
@@ -170,11 +178,12 @@ class _SilhouetteScorer:
         self.sample_size = sample_size
         self.random_state = random_state
         self.space = space
-        self._fitted_space = None  # (fingerprint of X, the space's rows for X)
+        self._fitted_space = None  # (fingerprint of the space and X, its rows for X)
 
     def _fixed_space(self, X):
         """The rows of ``space`` for ``X``: the array itself, or a clone of the
-        transformer fitted on ``X`` (once per distinct ``X``, remembered)."""
+        transformer fitted on ``X`` (once per distinct ``X`` and parameters of the
+        transformer, remembered)."""
         n_samples = _n_samples(X)
         if not hasattr(self.space, "fit_transform"):
             rows = self.space
@@ -186,8 +195,13 @@ class _SilhouetteScorer:
                     "trains and scores on all the data, cv=[(all_idx, all_idx)], or give "
                     "a transformer (fitted on X by the scorer) instead.")
             return rows
-        key = joblib.hash(X)
-        if self._fitted_space is None or self._fitted_space[0] != key:
+        # What a clone of the space depends on: its class and parameters (set_params on
+        # the scorer's space, or another space assigned, fits again), and the data.
+        try:
+            key = joblib.hash((type(self.space), self.space.get_params(deep=True), X))
+        except (pickle.PicklingError, TypeError, AttributeError):
+            key = None  # parameters that cannot be fingerprinted (a lambda): fit every time
+        if key is None or self._fitted_space is None or self._fitted_space[0] != key:
             self._fitted_space = (key, clone(self.space).fit_transform(X))
         return self._fitted_space[1]
 
@@ -224,10 +238,13 @@ class _SilhouetteScorer:
         >>> silhouette_scorer(KMeans(n_clusters=1, n_init=1).fit(X), X)  # undefined
         -1.0
         """
-        if self.space is None:
-            Xt, labels = _clusterer_space_and_labels(estimator, X)
-        else:
-            labels = np.asarray(_predict_labels(estimator, X)).reshape(-1)
+        Xt, labels = _clusterer_space_and_labels(estimator, X)
+        return self._score(X, Xt, labels)
+
+    def _score(self, X, Xt, labels, y=None):
+        """The score of given cluster ``labels`` of ``X``, whose rows in the clusterer's
+        space are ``Xt``."""
+        if self.space is not None:
             Xt = self._fixed_space(X)
         score = cosine_silhouette(Xt, labels, metric=self.metric,
                                   sample_size=self.sample_size, random_state=self.random_state)

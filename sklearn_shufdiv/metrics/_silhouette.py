@@ -8,7 +8,7 @@ from numbers import Integral
 
 import numpy as np
 from sklearn.metrics import silhouette_score
-from sklearn.utils import check_random_state
+from sklearn.utils import check_array, check_consistent_length, check_random_state
 
 from ..utils._param_validation import Interval, validate_params
 
@@ -39,7 +39,8 @@ def cosine_silhouette(X, labels, *, metric="cosine", sample_size=None, random_st
     ----------
     X : {array-like, sparse matrix} of shape (n_samples, n_features)
         The points that were clustered (or a precomputed distance matrix with
-        ``metric="precomputed"``).
+        ``metric="precomputed"``): an array, a list of rows, a DataFrame, or a sparse
+        matrix of any format.
     labels : array-like of shape (n_samples,)
         Their clusters.
     metric : str or callable, default="cosine"
@@ -70,6 +71,11 @@ def cosine_silhouette(X, labels, *, metric="cosine", sample_size=None, random_st
     if sample_size is not None and sample_size < n_samples:
         # The sample silhouette_score(..., sample_size, random_state) would draw.
         indices = check_random_state(random_state).permutation(n_samples)[:sample_size]
+        if not hasattr(X, "iloc"):
+            # Rows of lists, tuples and every sparse format are taken from an array or
+            # a CSR matrix (COO and DIA cannot be indexed).
+            X = check_array(X, accept_sparse="csr", input_name="X")
+        check_consistent_length(X, labels)
         X = X.iloc[indices] if hasattr(X, "iloc") else X[indices]
         if metric == "precomputed":
             X = X.iloc[:, indices] if hasattr(X, "iloc") else X[:, indices]

@@ -10,7 +10,7 @@ from sklearn.decomposition import PCA
 from sklearn.metrics import silhouette_score
 from sklearn.model_selection import GridSearchCV
 from sklearn.pipeline import make_pipeline
-from sklearn.preprocessing import StandardScaler
+from sklearn.preprocessing import FunctionTransformer, StandardScaler
 
 from sklearn_shufdiv.exceptions import InvalidParameterError
 from sklearn_shufdiv.metrics import clustering_accuracy, make_silhouette_scorer
@@ -150,3 +150,30 @@ def test_repr_says_the_space(data):
     assert repr(make_silhouette_scorer(space=X)).endswith("space=ndarray of shape (150, 4))")
     assert repr(make_silhouette_scorer()) == (
         "make_silhouette_scorer(metric='cosine', sample_size=None, random_state=None)")
+
+
+@pytest.mark.parametrize("change", [
+    lambda scorer: scorer.space.set_params(n_components=3),
+    lambda scorer: setattr(scorer, "space", PCA(3, random_state=0)),
+], ids=["set_params", "another-space"])
+def test_a_changed_space_is_fitted_again(data, change):
+    X, _ = data
+    fitted = pipe(3).fit(X)
+    scorer = make_silhouette_scorer(metric="euclidean", space=PCA(1, random_state=0))
+    in_one_component = scorer(fitted, X)
+    change(scorer)
+    fresh = make_silhouette_scorer(metric="euclidean", space=PCA(3, random_state=0))
+    assert scorer(fitted, X) == pytest.approx(fresh(fitted, X))
+    assert scorer(fitted, X) != pytest.approx(in_one_component)
+
+
+def test_a_space_with_a_lambda_parameter_is_fitted_and_scored(data):
+    X, _ = data
+    fitted = pipe(3).fit(X)
+    first_column = FunctionTransformer(lambda rows: rows[:, :1])
+    scorer = make_silhouette_scorer(metric="euclidean", space=first_column)
+    expected = silhouette_score(X[:, :1], fitted.predict(X), metric="euclidean")
+    assert scorer(fitted, X) == pytest.approx(expected)
+    scorer.space.set_params(func=lambda rows: rows[:, :3])
+    assert scorer(fitted, X) == pytest.approx(
+        silhouette_score(X[:, :3], fitted.predict(X), metric="euclidean"))

@@ -1,33 +1,21 @@
-"""Tests of sklearn_shufdiv.metrics: clustering accuracy and the clustering scorers."""
+"""Tests of clustering_accuracy and match_clusters_to_classes."""
 
 import contextlib
 import itertools
-import pickle
-import warnings
 
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.optimize import linear_sum_assignment
-from sklearn.base import BaseEstimator, ClusterMixin
-from sklearn.cluster import AgglomerativeClustering, KMeans
-from sklearn.datasets import make_blobs
-from sklearn.decomposition import TruncatedSVD
 from sklearn.exceptions import DataConversionWarning
-from sklearn.feature_extraction.text import TfidfVectorizer
-from sklearn.metrics import confusion_matrix, make_scorer, silhouette_score
-from sklearn.model_selection import GridSearchCV, cross_validate
-from sklearn.pipeline import make_pipeline
-from sklearn.preprocessing import StandardScaler
+from sklearn.metrics import confusion_matrix
 
 from sklearn_shufdiv.metrics import (
     _accuracy,
     clustering_accuracy,
-    clustering_accuracy_scorer,
-    make_silhouette_scorer,
     match_clusters_to_classes,
-    silhouette_scorer,
 )
 
 # --------------------------------------------------------------------------------------
@@ -484,270 +472,47 @@ def test_match_errors_like_accuracy():
 
 
 # --------------------------------------------------------------------------------------
-# Scorers
+# clustering_accuracy: labels of every kind
 # --------------------------------------------------------------------------------------
 
 
-class RandomClusterer(ClusterMixin, BaseEstimator):
-    """A bad clusterer: random labels, whatever the data."""
-
-    def __init__(self, n_clusters=3, random_state=0):
-        self.n_clusters = n_clusters
-        self.random_state = random_state
-
-    def fit(self, X, y=None):
-        self.labels_ = self.predict(X)
-        return self
-
-    def predict(self, X):
-        rng = np.random.default_rng(self.random_state)
-        return rng.integers(0, self.n_clusters, len(X))
-
-
-class FixedClusterer(ClusterMixin, BaseEstimator):
-    """Transductive: labels_ only (no predict), all in one cluster unless told."""
-
-    def __init__(self, labels=None):
-        self.labels = labels
-
-    def fit(self, X, y=None):
-        n = len(X)
-        self.labels_ = np.zeros(n, dtype=int) if self.labels is None else np.asarray(self.labels)
-        return self
+@pytest.mark.parametrize("y", [
+    np.array(["2020-01-01", "NaT", "2020-01-01", "NaT"], dtype="datetime64[D]"),
+    np.array([1, "NaT", 1, "NaT"], dtype="timedelta64[s]"),
+    [np.datetime64("2020-01-01"), np.datetime64("NaT"), np.datetime64("2020-01-01"),
+     np.datetime64("NaT")],
+    pd.Series(pd.to_datetime(["2020-01-01", None, "2020-01-01", None])),
+], ids=["datetime64", "timedelta64", "list", "series"])
+def test_clustering_accuracy_rejects_nat_as_it_rejects_nan(y):
+    for args in ((y, [0, 0, 1, 1]), ([0, 0, 1, 1], y)):
+        name = "y_true" if args[0] is y else "y_pred"
+        with pytest.raises(ValueError, match=rf"{name} contains NaT"):
+            clustering_accuracy(*args)
+    with pytest.raises(ValueError, match="y_true contains NaN"):
+        clustering_accuracy([0.0, np.nan, 0.0, np.nan], [0, 0, 1, 1])
 
 
-@pytest.fixture(scope="module")
-def blobs():
-    """Four well-separated blobs in directions apart (for the cosine silhouette)."""
-    X, y = make_blobs(n_samples=200, centers=8 * np.eye(4, 6), cluster_std=1.0, random_state=0)
-    return X, y
+def test_clustering_accuracy_of_dates_without_nat_is_unchanged():
+    y = np.array(["2020-01-01", "2021-01-01", "2020-01-01", "2021-01-01"],
+                 dtype="datetime64[D]")
+    assert clustering_accuracy(y, [0, 1, 0, 0]) == 0.75
 
 
-def test_accuracy_scorer_value(blobs):
-    X, y = blobs
-    kmeans = KMeans(n_clusters=4, n_init=4, random_state=0).fit(X)
-    expected = clustering_accuracy(y, kmeans.predict(X))
-    assert clustering_accuracy_scorer(kmeans, X, y) == expected
-    assert expected > 0.95
-    # sklearn's make_scorer gives the same for clusterers with predict.
-    assert make_scorer(clustering_accuracy)(kmeans, X, y) == expected
-    pipe = make_pipeline(StandardScaler(), KMeans(n_clusters=4, n_init=4, random_state=0)).fit(X)
-    assert clustering_accuracy_scorer(pipe, X, y) == clustering_accuracy(y, pipe.predict(X))
+@pytest.mark.parametrize("y_true", [
+    [(1, "a"), (1, "a"), 3, 3],
+    [(1, "a"), (1, "a"), (2, "b"), (2, "b")],
+    ((1, "a"), (1, "a"), "x", "x"),
+], ids=["tuples-and-scalars", "tuples", "tuple-container"])
+def test_clustering_accuracy_takes_tuples_as_labels(y_true):
+    expected = np.empty(4, dtype=object)
+    for i, label in enumerate(y_true):
+        expected[i] = label
+    assert clustering_accuracy(y_true, [0, 0, 1, 1]) == clustering_accuracy(
+        expected, [0, 0, 1, 1]) == 1.0
+    assert clustering_accuracy(y_true, [0, 1, 1, 1]) == 0.75
+    assert clustering_accuracy([0, 1, 1, 1], y_true) == 0.75
 
 
-def test_accuracy_scorer_needs_y(blobs):
-    X, _ = blobs
-    kmeans = KMeans(n_clusters=4, n_init=2, random_state=0).fit(X)
-    with pytest.raises(ValueError, match="needs the true labels y"):
-        clustering_accuracy_scorer(kmeans, X)
-    with pytest.raises(ValueError, match="needs the true labels y"):
-        clustering_accuracy_scorer(kmeans, X, None)
-
-
-def test_scorers_order_good_above_bad(blobs):
-    X, y = blobs
-    good = KMeans(n_clusters=4, n_init=4, random_state=0).fit(X)
-    bad = RandomClusterer(n_clusters=4).fit(X)
-    assert clustering_accuracy_scorer(good, X, y) > clustering_accuracy_scorer(bad, X, y)
-    assert silhouette_scorer(good, X) > silhouette_scorer(bad, X)
-    assert silhouette_scorer(good, X) > 0.8
-    assert silhouette_scorer(bad, X) < 0.1
-
-
-def test_accuracy_scorer_in_grid_search_and_cross_validate(blobs):
-    X, y = blobs
-    search = GridSearchCV(
-        KMeans(n_init=4, random_state=0),
-        {"n_clusters": [2, 3, 4, 5, 6]},
-        scoring=clustering_accuracy_scorer,
-        cv=3,
-    ).fit(X, y)
-    assert search.best_params_ == {"n_clusters": 4}
-    scores = cross_validate(
-        KMeans(n_clusters=4, n_init=4, random_state=0),
-        X,
-        y,
-        cv=3,
-        scoring={"accuracy": clustering_accuracy_scorer, "silhouette": silhouette_scorer},
-    )
-    assert scores["test_accuracy"].min() > 0.95
-    assert scores["test_silhouette"].min() > 0.8
-
-
-def test_silhouette_scorer_is_silhouette_in_clusterer_space(blobs):
-    X, _ = blobs
-    pipe = make_pipeline(
-        StandardScaler(), TruncatedSVD(n_components=3, random_state=0), KMeans(4, n_init=4)
-    ).fit(X)
-    Xt = pipe[:-1].transform(X)
-    expected = silhouette_score(Xt, pipe.predict(X), metric="cosine")
-    assert silhouette_scorer(pipe, X) == pytest.approx(expected)
-    assert make_silhouette_scorer(metric="euclidean")(pipe, X) == pytest.approx(
-        silhouette_score(Xt, pipe.predict(X), metric="euclidean")
-    )
-    # A bare clusterer: X itself; a one-step pipeline likewise.
-    kmeans = KMeans(4, n_init=4, random_state=0).fit(X)
-    expected = silhouette_score(X, kmeans.predict(X), metric="cosine")
-    assert silhouette_scorer(kmeans, X) == pytest.approx(expected)
-    assert silhouette_scorer(make_pipeline(kmeans).fit(X), X) == pytest.approx(expected)
-
-
-def test_silhouette_scorer_ignores_y(blobs):
-    X, y = blobs
-    kmeans = KMeans(4, n_init=4, random_state=0).fit(X)
-    assert silhouette_scorer(kmeans, X, y) == silhouette_scorer(kmeans, X)
-
-
-def test_silhouette_scorer_sparse_text(corpus):
-    docs, y = corpus
-    pipe = make_pipeline(TfidfVectorizer(), KMeans(4, n_init=10, random_state=0)).fit(docs)
-    Xt = pipe[:-1].transform(docs)
-    assert silhouette_scorer(pipe, docs) == pytest.approx(
-        silhouette_score(Xt, pipe.predict(docs), metric="cosine")
-    )
-    assert clustering_accuracy_scorer(pipe, docs, y) > 0.9
-
-
-def test_silhouette_sample_size(blobs):
-    X, _ = blobs
-    kmeans = KMeans(4, n_init=4, random_state=0).fit(X)
-    labels = kmeans.predict(X)
-    scorer = make_silhouette_scorer(sample_size=50, random_state=0)
-    value = scorer(kmeans, X)
-    # Reproducible with an int seed, and the sample silhouette_score draws.
-    assert scorer(kmeans, X) == value
-    assert value == pytest.approx(
-        silhouette_score(X, labels, metric="cosine", sample_size=50, random_state=0)
-    )
-    full = silhouette_scorer(kmeans, X)
-    assert value != full
-    others = {make_silhouette_scorer(sample_size=50, random_state=s)(kmeans, X) for s in range(5)}
-    assert len(others) > 1
-    # The sample is respected: the silhouette is computed on 50 points only.
-    rng = np.random.RandomState(0)
-    idx = rng.permutation(len(X))[:50]
-    assert value == pytest.approx(silhouette_score(X[idx], labels[idx], metric="cosine"))
-    # A RandomState instance draws a new sample on each call.
-    scorer = make_silhouette_scorer(sample_size=50, random_state=np.random.RandomState(0))
-    assert len({scorer(kmeans, X) for _ in range(5)}) > 1
-    # A sample as large as the data: all of it.
-    assert make_silhouette_scorer(sample_size=len(X), random_state=0)(kmeans, X) == full
-    assert make_silhouette_scorer(sample_size=10**6)(kmeans, X) == full
-
-
-def test_silhouette_undefined_is_worst(blobs):
-    X, _ = blobs
-    one = KMeans(n_clusters=1, n_init=1, random_state=0).fit(X)
-    assert silhouette_scorer(one, X) == -1.0
-    X_small = X[:6]
-    every = KMeans(n_clusters=6, n_init=1, random_state=0).fit(X_small)
-    assert silhouette_scorer(every, X_small) == -1.0
-    # A sample with one cluster only.
-    two = FixedClusterer(labels=[0] * 199 + [1]).fit(X)
-    assert make_silhouette_scorer(sample_size=2, random_state=1)(two, X) == -1.0
-
-
-def test_silhouette_grid_search_without_labels(blobs):
-    X, _ = blobs
-    pipe = make_pipeline(
-        TruncatedSVD(n_components=4, random_state=0), KMeans(n_init=4, random_state=0)
-    )
-    all_idx = np.arange(len(X))
-    search = GridSearchCV(
-        pipe,
-        {"kmeans__n_clusters": [1, 2, 3, 4, 5, 6, 8]},
-        scoring=silhouette_scorer,
-        cv=[(all_idx, all_idx)],
-    ).fit(X)
-    assert search.best_params_ == {"kmeans__n_clusters": 4}
-    assert search.cv_results_["mean_test_score"][0] == -1.0  # one cluster: undefined
-    search = GridSearchCV(
-        pipe,
-        {"kmeans__n_clusters": [2, 3, 4, 5, 6]},
-        scoring=make_silhouette_scorer(sample_size=100, random_state=0),
-        cv=[(all_idx, all_idx)],
-    ).fit(X)
-    assert search.best_params_ == {"kmeans__n_clusters": 4}
-
-
-def test_transductive_clusterer_scored_from_labels(blobs):
-    X, y = blobs
-    pipe = make_pipeline(StandardScaler(), AgglomerativeClustering())
-    assert not hasattr(pipe, "predict")
-    all_idx = np.arange(len(X))
-    search = GridSearchCV(
-        pipe,
-        {"agglomerativeclustering__n_clusters": [2, 3, 4, 5]},
-        scoring={"silhouette": silhouette_scorer, "accuracy": clustering_accuracy_scorer},
-        refit="silhouette",
-        cv=[(all_idx, all_idx)],
-    ).fit(X, y)
-    assert search.best_params_ == {"agglomerativeclustering__n_clusters": 4}
-    fitted = search.best_estimator_
-    labels = fitted[-1].labels_
-    assert silhouette_scorer(fitted, X) == pytest.approx(
-        silhouette_score(fitted[:-1].transform(X), labels, metric="cosine")
-    )
-    assert clustering_accuracy_scorer(fitted, X, y) == clustering_accuracy(y, labels)
-    # Other data than the training data cannot be scored.
-    with pytest.raises(ValueError, match="transductive"):
-        silhouette_scorer(fitted, X[:50])
-    with pytest.raises(ValueError, match="transductive"):
-        clustering_accuracy_scorer(fitted, X[:50], y[:50])
-
-
-def test_scorer_on_non_clusterer(blobs):
-    X, y = blobs
-    scaler = StandardScaler().fit(X)
-    with pytest.raises(TypeError, match="neither a predict method nor a labels_"):
-        silhouette_scorer(scaler, X)
-    with pytest.raises(TypeError, match="neither a predict method nor a labels_"):
-        clustering_accuracy_scorer(scaler, X, y)
-
-
-def test_scorer_repr_and_pickle():
-    assert repr(clustering_accuracy_scorer) == "clustering_accuracy_scorer"
-    assert repr(silhouette_scorer) == (
-        "make_silhouette_scorer(metric='cosine', sample_size=None, random_state=None)"
-    )
-    scorer = make_silhouette_scorer(metric="euclidean", sample_size=100, random_state=3)
-    assert repr(scorer) == (
-        "make_silhouette_scorer(metric='euclidean', sample_size=100, random_state=3)"
-    )
-    assert pickle.loads(pickle.dumps(clustering_accuracy_scorer)) is clustering_accuracy_scorer
-    copy = pickle.loads(pickle.dumps(scorer))
-    assert (copy.metric, copy.sample_size, copy.random_state) == ("euclidean", 100, 3)
-
-
-@pytest.mark.parametrize("sample_size", [0, 1, 2.5, True, "10"])
-def test_make_silhouette_scorer_rejects_bad_sample_size(sample_size):
-    with pytest.raises(ValueError, match="sample_size"):
-        make_silhouette_scorer(sample_size=sample_size)
-
-
-def test_make_silhouette_scorer_rejects_bad_metric():
-    with pytest.raises(TypeError, match="metric"):
-        make_silhouette_scorer(metric=3)
-
-
-def test_no_warnings_in_plain_use(blobs):
-    X, y = blobs
-    kmeans = KMeans(4, n_init=4, random_state=0).fit(X)
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        clustering_accuracy_scorer(kmeans, X, y)
-        silhouette_scorer(kmeans, X)
-        clustering_accuracy(y, kmeans.labels_)
-
-
-def test_cosine_silhouette_is_sklearns_and_nan_when_undefined(blobs):
-    from sklearn_shufdiv.metrics import cosine_silhouette
-
-    X, y = blobs
-    assert cosine_silhouette(X, y) == pytest.approx(silhouette_score(X, y, metric="cosine"))
-    sampled = cosine_silhouette(X, y, sample_size=50, random_state=3)
-    assert sampled == pytest.approx(
-        silhouette_score(X, y, metric="cosine", sample_size=50, random_state=3))
-    assert sampled != pytest.approx(cosine_silhouette(X, y))
-    assert np.isnan(cosine_silhouette(X, np.zeros(len(X), dtype=int)))
-    assert np.isnan(cosine_silhouette(X[:3], [0, 1, 2]))  # as many clusters as samples
+def test_a_list_of_lists_is_still_two_dimensional():
+    with pytest.raises(ValueError, match=r"y_true must be 1-D, got an input of shape \(2, 2\)"):
+        clustering_accuracy([[0, 1], [1, 0]], [0, 1])

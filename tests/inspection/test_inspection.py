@@ -93,3 +93,24 @@ def test_representative_documents_are_the_nearest_to_the_centroid():
         assert [c for _, c in near[cluster]] == pytest.approx(np.sort(cosines)[::-1][:3])
     small = representative_documents(X[:2], [0, 1], n_documents=3)
     assert small == {0: [(0, pytest.approx(1.0))], 1: [(1, pytest.approx(1.0))]}
+
+
+# -- arrays of the wrong shape --------------------------------------------------------------
+@pytest.mark.parametrize("n_labels", [3, 6])
+def test_representative_documents_checks_the_number_of_labels(n_labels):
+    labels = [0, 1] * (n_labels // 2) + [0] * (n_labels % 2)
+    with pytest.raises(ValueError, match=rf"labels must have one entry per row of "
+                                         rf"embeddings \(5\); got shape \({n_labels},\)"):
+        representative_documents(np.eye(5, 3), labels)
+
+
+def test_representative_documents_needs_rows():
+    with pytest.raises(ValueError, match=r"embeddings must be a 2-D array.*shape \(3,\)"):
+        representative_documents([1.0, 2.0, 3.0], [0, 1, 0])
+
+
+def test_representative_documents_with_matching_lengths_is_unchanged():
+    X = np.eye(5, 3) + 0.1
+    near = representative_documents(X, [0, 1, 0, 1, 0], n_documents=5)
+    assert sorted(i for i, _ in near[0]) == [0, 2, 4]
+    assert sorted(i for i, _ in near[1]) == [1, 3]
