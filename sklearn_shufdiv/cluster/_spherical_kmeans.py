@@ -73,10 +73,10 @@ class SphericalKMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Cluster
         tol; a run also stops when no label changes. (scikit-learn's KMeans compares
         the centers' shift to ``tol`` times the mean variance of the features.)
     k_range : pair of int (min, max), default=None
-        Candidates of ``n_clusters="auto"``, both included; None: 2 to 30, capped by the
-        number of distinct rows. Ignored for an int ``n_clusters``.
-    k_selection : str, default="stability"
-        Criterion of ``n_clusters="auto"``, one of :func:`choose_n_clusters`'s.
+        Candidates of ``n_clusters="auto"``, both included; None: 2 to 30, capped below
+        the number of distinct directions. Ignored for an int ``n_clusters``.
+    k_selection : "stability" or NClustersCriterion, default="stability"
+        Criterion of ``n_clusters="auto"`` (see :func:`choose_n_clusters`).
     verbose : int, default=0
         Print the inertia at each iteration.
     random_state : int, RandomState instance or None, default=None
@@ -359,9 +359,9 @@ def spherical_kmeans(X, n_clusters, *, sample_weight=None, init="k-means++", n_i
         Convergence when the inertia falls by at most tol of itself, or the sum of
         squared shifts of the unit centroids is at most tol.
     k_range : pair of int (min, max), default=None
-        Candidates of "auto" (None: 2 to 30, capped by the distinct rows).
-    k_selection : str, default="stability"
-        Criterion of "auto", one of :func:`choose_n_clusters`'s.
+        Candidates of "auto" (None: 2 to 30, capped below the distinct directions).
+    k_selection : "stability" or NClustersCriterion, default="stability"
+        Criterion of "auto" (see :func:`choose_n_clusters`).
     verbose : int, default=0
         Print the inertia at each iteration.
     random_state : int, RandomState instance or None, default=None
