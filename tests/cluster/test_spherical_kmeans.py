@@ -13,7 +13,8 @@ from sklearn.metrics.pairwise import cosine_distances
 from sklearn.utils import shuffle
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from sklearn_shufdiv.cluster import DEFAULT_N_INIT, SphericalKMeans, _numerics, spherical_kmeans
+from sklearn_shufdiv.cluster import SphericalKMeans, _numerics, spherical_kmeans
+from sklearn_shufdiv.cluster._seeding import DEFAULT_N_INIT
 
 
 def directions(n_samples=300, n_features=10, n_clusters=4, spread=0.3, seed=0):
