@@ -68,7 +68,8 @@ from tqdm.auto import tqdm
 
 from sklearn_shufdiv.cluster import NClustersCriterion
 from sklearn_shufdiv.cluster._k_sample import cluster_path, inertias
-from sklearn_shufdiv.cluster._numerics import cosines, scaled_rows
+from sklearn_shufdiv.cluster._lloyd import cosines
+from sklearn_shufdiv.cluster._numerics import scaled_rows
 from sklearn_shufdiv.cluster._stability import split_tables
 from sklearn_shufdiv.metrics import cosine_silhouette
 

@@ -13,8 +13,14 @@ import scipy.sparse as sp
 from tqdm.auto import tqdm
 
 from ._lloyd import lloyd
-from ._numerics import cosines, unit_rows
-from ._seeding import _canonical_order, _draw, _systematic_sample, kmeans_plusplus
+from ._seeding import (
+    _canonical_order,
+    _cosines,
+    _draw,
+    _systematic_sample,
+    _unit_rows_at,
+    kmeans_plusplus,
+)
 
 _MAX_ITER, _TOL = 300, 1e-4
 
@@ -99,8 +105,8 @@ def _next_center(X, inv_norm, mass, order, previous, k, random_state):
     if not potential.any():
         potential = mass
     candidates = _draw(potential, order, random_state.uniform(size=2 + int(np.log(k))))
-    rows = unit_rows(X, inv_norm, candidates)
-    distance = np.maximum(1 - cosines(X, inv_norm, rows), 0)
+    rows = _unit_rows_at(X, inv_norm, candidates)
+    distance = np.maximum(1 - _cosines(X, inv_norm, rows), 0)
     best = np.argmin(mass @ np.minimum(distance, closest[:, None]))
     return rows[best][None]
 

@@ -114,9 +114,16 @@ def warn_if_weights_are_scaled(mass, sample_size):
             "weights, pass sample_weight / sample_weight.mean().", UserWarning, stacklevel=3)
 
 
-def select_n_clusters(X, inv_norm, weights, *, k_range=None, k_selection=DEFAULT_K_SELECTION,
+def select_n_clusters(X, inv_norm, weights, *, n_clusters="auto", init="k-means++",
+                      k_range=None, k_selection=DEFAULT_K_SELECTION,
                       sample_size=DEFAULT_SAMPLE_SIZE, random_state=None, verbose=0):
-    """The search on validated input (see :func:`choose_n_clusters`): ``(k, scores)``."""
+    """The search on validated input (see :func:`choose_n_clusters`): ``(k, scores)``;
+    ``(n_clusters, None)`` for an int ``n_clusters``, which needs no search."""
+    if n_clusters != "auto":
+        return n_clusters, None
+    if not isinstance(init, str):
+        raise ValueError("n_clusters='auto' cannot go with given initial centers (init "
+                         "as an array): pass init='k-means++' or an int n_clusters.")
     mass = weights * (inv_norm > 0)
     low, high = resolve_k_range(k_range, count_distinct_directions(X, inv_norm, mass))
     criterion = resolve_k_selection(k_selection)

@@ -13,7 +13,7 @@ from scipy.optimize import linear_sum_assignment
 from tqdm.auto import tqdm
 
 from ._k_sample import NClustersCriterion, cluster_path
-from ._numerics import assign
+from ._lloyd import assign
 
 #: Splits of the sample, and random labellings to normalise stability by.
 N_SPLITS, N_RANDOM_LABELLINGS = 5, 20
