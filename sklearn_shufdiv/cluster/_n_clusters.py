@@ -76,7 +76,7 @@ def resolve_k_range(k_range, n_distinct):
                 f"X has {n_distinct} distinct direction(s) (rows of positive weight, not all "
                 "zero; rows that are positive multiples of one another count once): "
                 "choosing the number of clusters needs at least 3, as k must stay below "
-                "the number of directions. Pass an int n_clusters.")
+                "the number of directions.")
         return DEFAULT_K_RANGE[0], min(DEFAULT_K_RANGE[1], n_distinct - 1)
     pair = np.asarray(k_range, dtype=object).ravel()
     if pair.size != 2 or not all(isinstance(v, Integral) and not isinstance(v, bool)
