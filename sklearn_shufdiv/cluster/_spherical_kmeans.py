@@ -61,7 +61,7 @@ class SphericalKMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Cluster
         with probability proportional to weight, or given centers (normalised here).
     n_init : "auto" or int, default="auto"
         Number of seeded runs; the one of lowest inertia (the objective: no labels) is
-        kept. "auto" is ``DEFAULT_N_INIT = 10`` runs for "k-means++" and "random", and 1
+        kept. "auto" is 10 runs for "k-means++" and "random", and 1
         for given centers: one run is a lottery on document embeddings, and the gain
         levels off at 10 (``benchmarks/results/kmeans_restarts.md``); with 10 or more
         clusters, raise ``n_init`` if time allows.
@@ -349,7 +349,7 @@ def spherical_kmeans(X, n_clusters, *, sample_weight=None, init="k-means++", n_i
         Seeding.
     n_init : "auto" or int, default="auto"
         Number of seeded runs, the one of lowest inertia kept; "auto" is
-        ``DEFAULT_N_INIT = 10`` (measured, see :class:`SphericalKMeans`), or 1 for given
+        10 runs (measured, see :class:`SphericalKMeans`), or 1 for given
         centers.
     max_iter : int, default=300
         Maximum number of Lloyd iterations per run.
