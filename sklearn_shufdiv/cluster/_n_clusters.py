@@ -125,11 +125,17 @@ def select_n_clusters(X, inv_norm, weights, *, n_clusters="auto", init="k-means+
         raise ValueError("n_clusters='auto' cannot go with given initial centers (init "
                          "as an array): pass init='k-means++' or an int n_clusters.")
     mass = weights * (inv_norm > 0)
-    low, high = resolve_k_range(k_range, count_distinct_directions(X, inv_norm, mass))
+    n_distinct = count_distinct_directions(X, inv_norm, mass)
+    low, high = resolve_k_range(k_range, n_distinct)
     criterion = resolve_k_selection(k_selection)
     random_state = check_random_state(random_state)
     ks = np.arange(low, high + 1)
     if low == high:
+        if k_range is None:
+            warnings.warn(f"X has {n_distinct} distinct directions: k={low}, the only "
+                          "candidate below them, is returned unscored. Pass an int "
+                          "n_clusters, or more distinct rows to choose among.", UserWarning,
+                          stacklevel=3)
         return low, Bunch(k=ks, score=np.full(1, np.nan), criterion=criterion.name,
                           n_clusters=low, runner_up=None)
     warn_if_weights_are_scaled(mass, sample_size)

@@ -240,10 +240,10 @@ def test_every_point_its_own_cluster_is_never_a_candidate(n_blobs, size):
 
 def test_rows_differing_only_in_length_are_one_direction():
     X = np.vstack([[1.0, 0, 0, 1], [0, 1, 1, 0], [1, 1, 0, 0]] * 6) * np.arange(1, 19)[:, None]
-    _, scores = choose_n_clusters(X, random_state=0)
-    assert scores.k.tolist() == [2]  # 3 directions: only k = 2 is below them
-    _, scores = choose_n_clusters(sp.csr_matrix(X), random_state=0)
-    assert scores.k.tolist() == [2]
+    for rows in (X, sp.csr_matrix(X)):
+        with pytest.warns(UserWarning, match="X has 3 distinct directions"):
+            _, scores = choose_n_clusters(rows, random_state=0)
+        assert scores.k.tolist() == [2]  # only k = 2 is below the 3 directions
     with pytest.raises(ValueError, match="X has 2 distinct direction"):
         SphericalKMeans("auto", random_state=0).fit(X[np.arange(18) % 3 < 2])
 
@@ -268,6 +268,17 @@ def test_weights_of_one_scale_give_one_choice_once_the_sample_is_full():
     for k, scores in choices[1:]:
         assert k == choices[0][0] == 3
         np.testing.assert_array_equal(scores.score, choices[0][1].score)
+
+
+def test_a_single_default_candidate_is_returned_unscored_with_a_warning():
+    X = blobs(3, 1)  # 3 documents: only k = 2 is below their directions
+    with pytest.warns(UserWarning, match=r"k=2, the only candidate below them, is returned "
+                                         r"unscored\. Pass an int n_clusters"):
+        k, scores = choose_n_clusters(X, random_state=0)
+    assert k == 2 and scores.runner_up is None and np.isnan(scores.score).all()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a range of one asked for: no warning
+        assert choose_n_clusters(blobs(3, 5), k_range=(3, 3))[0] == 3
 
 
 def test_no_candidate_scored_is_an_error_naming_sample_size():
