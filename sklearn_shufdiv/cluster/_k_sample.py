@@ -127,7 +127,7 @@ class NClustersCriterion:
     Attributes
     ----------
     name : str
-        The criterion's name, given back as ``scores.criterion``.
+        The criterion's name, given back as ``scores.criterion`` (None: the class name).
     greater_is_better : bool
         Whether a larger ``score`` is better (it ranks the runner-up; NaN ranks last).
 

@@ -128,6 +128,7 @@ def select_n_clusters(X, inv_norm, weights, *, n_clusters="auto", init="k-means+
     n_distinct = count_distinct_directions(X, inv_norm, mass)
     low, high = resolve_k_range(k_range, n_distinct)
     criterion = resolve_k_selection(k_selection)
+    name = criterion.name or type(criterion).__name__
     random_state = check_random_state(random_state)
     ks = np.arange(low, high + 1)
     if low == high:
@@ -136,7 +137,7 @@ def select_n_clusters(X, inv_norm, weights, *, n_clusters="auto", init="k-means+
                           "candidate below them, is returned unscored. Pass an int "
                           "n_clusters, or more distinct rows to choose among.", UserWarning,
                           stacklevel=3)
-        return low, Bunch(k=ks, score=np.full(1, np.nan), criterion=criterion.name,
+        return low, Bunch(k=ks, score=np.full(1, np.nan), criterion=name,
                           n_clusters=low, runner_up=None)
     warn_if_weights_are_scaled(mass, sample_size)
     sample = Sample(X, inv_norm, weights, sample_size, random_state)
@@ -153,7 +154,7 @@ def select_n_clusters(X, inv_norm, weights, *, n_clusters="auto", init="k-means+
     best_first = -score if criterion.greater_is_better else score
     ranked = ks[np.argsort(np.nan_to_num(best_first, nan=np.inf), kind="stable")]
     runner_up = int(next(k for k in ranked if k != chosen))
-    return int(chosen), Bunch(k=ks, **arrays, criterion=criterion.name, n_clusters=int(chosen),
+    return int(chosen), Bunch(k=ks, **arrays, criterion=name, n_clusters=int(chosen),
                               runner_up=runner_up)
 
 
