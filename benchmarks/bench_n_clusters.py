@@ -1,4 +1,4 @@
-"""The number of clusters without labels: each ``k_selection`` criterion on every corpus.
+"""The number of clusters without labels: each criterion of ``lab.k_criteria`` on every corpus.
 
 For each corpus of ``_corpora.py`` (BBC k=5, Reuters-10 k=10, 20 Newsgroups k=20 on a
 stratified 4,000, WebKB-4 k=4, Classic3 k=3), in the default embedding space
@@ -6,7 +6,7 @@ stratified 4,000, WebKB-4 k=4, Classic3 k=3), in the default embedding space
 space at ``lexical_weight=0.5``), and for each seed:
 
 - the reference: ``SphericalKMeans(true k, random_state=seed)``, its ACC, AMI and fit time;
-- for each criterion: the ``k`` that ``choose_n_clusters(X, k_selection=criterion,
+- for each criterion: the ``k`` that ``choose_n_clusters(X, k_selection=CRITERIA[name],
   random_state=seed)`` picks (default ``k_range``: 2 to 30), the time it took divided by
   the reference fit time of the same seed, and ACC / AMI of ``SphericalKMeans(chosen k,
   random_state=seed)``.
@@ -42,10 +42,10 @@ from _corpora import (  # noqa: E402
     frozen_embeddings,
     load_corpora,
 )
+from lab.k_criteria import CRITERIA  # noqa: E402
 
 from sklearn_shufdiv import clustering_accuracy  # noqa: E402
 from sklearn_shufdiv.cluster import SphericalKMeans, choose_n_clusters  # noqa: E402
-from sklearn_shufdiv.cluster._n_clusters import K_SELECTIONS  # noqa: E402
 
 RESULTS = REPO_ROOT / "benchmarks" / "results"
 LEXICAL_WEIGHT = 0.5
@@ -91,7 +91,7 @@ def run_corpus(X, y, criteria, seeds, out=None):
         rows = []
         for seed, reference in enumerate(out["reference"]):
             choose_time, (k, scores) = timed(lambda c=criterion, seed=seed: choose_n_clusters(
-                X, k_selection=c, random_state=seed))
+                X, k_selection=CRITERIA[c], random_state=seed))
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", ConvergenceWarning)
                 labels = SphericalKMeans(k, random_state=seed).fit_predict(X)
@@ -136,7 +136,7 @@ def by_criterion(results):
     """One row per criterion, one column per corpus: the k of each seed and the worst
     AMI drop; then the corpora where the goal holds and the time on 20 Newsgroups."""
     corpora = list(results["corpora"])
-    criteria = [c for c in K_SELECTIONS
+    criteria = [c for c in CRITERIA
                 if any(c in results["corpora"][name]["criteria"] for name in corpora)]
     header = " | ".join(f"{name} (k={results['corpora'][name]['true_k']})"
                         for name in corpora)
@@ -193,15 +193,15 @@ def write(results, args):
 def main():
     parser = add_corpus_arguments(argparse.ArgumentParser(description=__doc__.split("\n")[0]))
     parser.add_argument("--seeds", type=int, default=5)
-    parser.add_argument("--criteria", default=",".join(K_SELECTIONS),
-                        help=f"comma-separated, of {', '.join(K_SELECTIONS)}")
+    parser.add_argument("--criteria", default=",".join(CRITERIA),
+                        help=f"comma-separated, of {', '.join(CRITERIA)}")
     parser.add_argument("--resume", action="store_true",
                         help="skip the criteria already in n_clusters.json; without it they "
                              "are measured again (the corpora and criteria not named are kept "
                              "either way)")
     args = parser.parse_args()
     criteria = [c.strip() for c in args.criteria.split(",") if c.strip()]
-    unknown = sorted(set(criteria) - set(K_SELECTIONS))
+    unknown = sorted(set(criteria) - set(CRITERIA))
     if unknown:
         raise SystemExit(f"--criteria: unknown {', '.join(unknown)}")
     results = {"seeds": args.seeds, "lexical_weight": LEXICAL_WEIGHT, "corpora": {}}

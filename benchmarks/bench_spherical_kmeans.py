@@ -118,7 +118,7 @@ def time_methods(X, k, args, methods):
     jobs = {name: lambda fit=fit: fit(X, k, args.max_iter, args.seed)
             for name, fit in methods.items()}
     jobs.update({f"seed: {name}": seed for name, seed in seeders(X, k, args.seed).items()})
-    centers = _numerics.unit_rows(X, _numerics.scaled_rows(X)[1], np.arange(k))
+    centers = _seeding._unit_rows_at(X, _numerics.scaled_rows(X)[1], np.arange(k))
     jobs["X @ C.T"] = lambda: X @ centers.T  # the reference product, timed alongside
     times, fitted = {name: [] for name in jobs}, {}
     for _ in range(args.repeats):  # interleaved, so that a burst of load hits every method

@@ -52,16 +52,16 @@ def test_frozen_default_is_auto_on_the_embeddings(capsys, tmp_path, docs, tiny_b
     choice = report["n_clusters_choice"]
     assert report["n_clusters"] == choice["chosen"] == k
     assert choice["criterion"] == "stability" and choice["runner_up"] == scores.runner_up
-    assert choice["k"] == list(range(2, 17))  # 16 documents
+    assert choice["k"] == list(range(2, 16))  # below the 16 documents
     np.testing.assert_allclose(np.array(choice["score"], dtype=float), scores.score)
     np.testing.assert_array_equal(read_csv(tmp_path / "o.csv"),
                                   cluster_on_sphere(embeddings, k, random_state=3).labels)
-    assert re.search(rf"^clusters:\s+{k} \(auto: chosen by stability among 2 to 16; "
+    assert re.search(rf"^clusters:\s+{k} \(auto: chosen by stability among 2 to 15; "
                      rf"runner-up {scores.runner_up}\)$", out, re.M)
     # The per-k table: every candidate, its score as in the report, two marks.
     table = out[out.index("number of clusters (each candidate's score):"):].splitlines()
-    rows = {int(line.split()[0]): line for line in table[2:17]}
-    assert sorted(rows) == list(range(2, 17))
+    rows = {int(line.split()[0]): line for line in table[2:16]}
+    assert sorted(rows) == list(range(2, 16))
     for candidate, score in zip(choice["k"], choice["score"], strict=True):
         text = "n/a" if score is None else f"{score:.4f}"
         assert rows[candidate].split()[1] == text

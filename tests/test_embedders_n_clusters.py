@@ -144,6 +144,6 @@ def test_auto_on_one_distinct_document_says_what_to_do(tiny_bert_path):
     docs = ["The league won the cup. The coach was glad."] * 6
     embedder = ShuffleDivideEmbedder(tiny_bert_path, n_clusters="auto", lexical_weight=0,
                                      **{**SMALL, "max_epochs": 0})
-    with pytest.raises(ValueError, match=r"n_clusters='auto': .*1 distinct sample.*Give "
+    with pytest.raises(ValueError, match=r"n_clusters='auto': .*1 distinct direction.*Give "
                                          r"n_clusters as an int"):
         embedder.fit(docs)

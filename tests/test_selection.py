@@ -3,8 +3,9 @@
 import numpy as np
 import pytest
 
-from sklearn_shufdiv.cluster import DEFAULT_N_INIT, SphericalKMeans, clustering_stability
+from sklearn_shufdiv.cluster import SphericalKMeans, clustering_stability
 from sklearn_shufdiv.cluster import cluster_on_sphere as cluster
+from sklearn_shufdiv.cluster._seeding import DEFAULT_N_INIT
 from sklearn_shufdiv.embedders import (
     Candidate,
     SelectionCriterion,

@@ -1,5 +1,6 @@
-"""What every criterion of the number of clusters works on: a weighted sample of the rows,
-and its spherical k-means clusterings for a range of ``k``.
+"""What every criterion of the number of clusters works on (a weighted sample of the rows,
+and its spherical k-means clusterings for a range of ``k``), and what a criterion is:
+:class:`NClustersCriterion`.
 
 The sample is at most ``sample_size`` draws with probability proportional to weight (a
 weighted systematic sample, so that an integer weight ``w`` is the same as ``w`` repeated
@@ -12,8 +13,14 @@ import scipy.sparse as sp
 from tqdm.auto import tqdm
 
 from ._lloyd import lloyd
-from ._numerics import cosines, unit_rows
-from ._seeding import _canonical_order, _draw, _systematic_sample, kmeans_plusplus
+from ._seeding import (
+    _canonical_order,
+    _cosines,
+    _draw,
+    _systematic_sample,
+    _unit_rows_at,
+    kmeans_plusplus,
+)
 
 _MAX_ITER, _TOL = 300, 1e-4
 
@@ -54,6 +61,11 @@ class Sample:
             np.fill_diagonal(self._cosine, 1.0)
         return self._cosine
 
+    def clusterings(self, ks, random_state, warm=True, verbose=0):
+        """Spherical k-means of the sample for each ``k`` of ``ks`` (see :func:`cluster_path`)."""
+        return cluster_path(self.X, self.inv_norm, self.weights, ks, random_state, warm=warm,
+                            verbose=verbose)
+
     def draws(self):
         """The sample as a multiset: each row's index repeated by its count."""
         return np.repeat(np.arange(self.rows.size), self.weights.astype(np.int64))
@@ -93,8 +105,8 @@ def _next_center(X, inv_norm, mass, order, previous, k, random_state):
     if not potential.any():
         potential = mass
     candidates = _draw(potential, order, random_state.uniform(size=2 + int(np.log(k))))
-    rows = unit_rows(X, inv_norm, candidates)
-    distance = np.maximum(1 - cosines(X, inv_norm, rows), 0)
+    rows = _unit_rows_at(X, inv_norm, candidates)
+    distance = np.maximum(1 - _cosines(X, inv_norm, rows), 0)
     best = np.argmin(mass @ np.minimum(distance, closest[:, None]))
     return rows[best][None]
 
@@ -102,3 +114,72 @@ def _next_center(X, inv_norm, mass, order, previous, k, random_state):
 def inertias(results):
     """The objective of each clustering of a path."""
     return np.array([result.inertia for result in results])
+
+
+class NClustersCriterion:
+    """How ``n_clusters="auto"`` scores its candidates and chooses one; subclass it.
+
+    The ``k_selection`` parameter of :class:`SphericalKMeans` and
+    :func:`choose_n_clusters` takes a name of a built-in criterion or an instance of a
+    subclass, which defines :meth:`choose`. The search calls it once, on a weighted
+    sample of the rows.
+
+    Attributes
+    ----------
+    name : str
+        The criterion's name, given back as ``scores.criterion`` (None: the class name).
+    greater_is_better : bool
+        Whether a larger ``score`` is better (it ranks the runner-up; NaN ranks last).
+
+    Examples
+    --------
+    A criterion that takes the largest candidate (of no use, but short):
+
+    >>> import numpy as np
+    >>> from sklearn_shufdiv.cluster import NClustersCriterion, choose_n_clusters
+    >>> class Largest(NClustersCriterion):
+    ...     name = "largest"
+    ...
+    ...     def choose(self, sample, ks, random_state, verbose=0):
+    ...         return {"score": ks.astype(float)}, int(ks[-1])
+    >>> X = np.random.default_rng(0).standard_normal((20, 3))
+    >>> k, scores = choose_n_clusters(X, k_range=(2, 4), k_selection=Largest())
+    >>> k, scores.criterion, scores.runner_up
+    (4, 'largest', 3)
+    """
+
+    name = None
+    greater_is_better = True
+
+    def choose(self, sample, ks, random_state, verbose=0):
+        """Score each candidate ``k`` of ``ks`` and choose one.
+
+        Parameters
+        ----------
+        sample : Sample
+            At most ``sample_size`` weighted draws of the rows, kept as distinct rows:
+            ``sample.X`` (the rows, dense or CSR, never normalised: only their
+            directions count), ``sample.inv_norm`` (their inverse norms),
+            ``sample.weights`` (how many times each was drawn), ``sample.cosine`` (their
+            pairwise cosines), ``sample.draws()`` (each row's index repeated by its
+            count) and ``sample.clusterings(ks, random_state)`` (a spherical k-means of
+            the sample for each ``k``, with ``labels``, ``centers`` and ``inertia``).
+        ks : ndarray of int
+            The candidates, consecutive and increasing, at least two.
+        random_state : RandomState
+            Draw all randomness from it.
+        verbose : int, default=0
+            Whether to show progress.
+
+        Returns
+        -------
+        scores : dict of str to ndarray
+            ``"score"`` (one value per candidate) and any other arrays aligned with
+            ``ks`` (or numbers) worth returning.
+        k : int
+            The chosen candidate.
+        """
+        raise NotImplementedError
+
+    def __repr__(self):
+        return f"{type(self).__name__}()"

@@ -1,10 +1,15 @@
-"""The iterations of spherical k-means: Lloyd passes, empty clusters, the mini-batch step.
+"""The iterations of spherical k-means: assignment products, Lloyd passes, empty clusters,
+the mini-batch step.
 
 See ``_numerics`` for the conventions (inverse row norms folded into products, float64
-cluster sums, bounded blocks of rows).
+cluster sums). Products are taken over blocks of rows whose score matrix
+``X_block @ centers.T`` holds at most ``_BLOCK_ENTRIES`` entries, so memory stays bounded
+whatever ``n_samples``.
 """
 
+import functools
 import warnings
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -13,8 +18,98 @@ import scipy.sparse as sp
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.sparsefuncs import sparse_matmul_to_dense
 
-from ._numerics import assign, inertia, normalize_sums, row_blocks, rows_of, scores
-from ._seeding import farthest_points, initial_centers, same_direction_tol
+from ._numerics import blas_controller, dense_rows
+
+_BLOCK_ENTRIES = 2**21  # entries of one block of scores X[rows] @ centers.T
+_SMALL_PRODUCT_ENTRIES = 2**23  # products with a smaller X use one BLAS thread
+_PARALLEL_NNZ = 2**17  # sparse products with more non-zeros are split over threads
+
+
+def row_blocks(n_samples, n_clusters):
+    """Slices of rows such that a block of scores has at most _BLOCK_ENTRIES entries."""
+    step = max(256, _BLOCK_ENTRIES // max(n_clusters, 1))
+    return [slice(start, min(start + step, n_samples)) for start in range(0, n_samples, step)]
+
+
+def rows_of(X, block):
+    """X[block] for a slice or an index array, without a copy when the slice is all of X."""
+    whole = isinstance(block, slice) and block.start == 0 and block.stop >= X.shape[0]
+    return X if whole else X[block]
+
+
+def blas_threads_for(X):
+    """One BLAS thread for products with a small X: threads would wait more than compute.
+
+    (Waking BLAS threads for many small products is slow, and much slower on a busy host.)
+    """
+    small = X.shape[0] * X.shape[1] <= _SMALL_PRODUCT_ENTRIES
+    return blas_controller().limit(limits=1 if small else None, user_api="blas")
+
+
+def _n_threads():
+    """Threads for sparse products: as many as BLAS may use (respects threadpool_limits)."""
+    blas = blas_controller().select(user_api="blas").lib_controllers
+    return max([lib.num_threads for lib in blas] + [1])
+
+
+@functools.cache
+def _executor(n_threads):
+    return ThreadPoolExecutor(n_threads, thread_name_prefix="spherical_kmeans")
+
+
+def scores(X, centers):
+    """``X @ centers.T`` as a dense array.
+
+    A large sparse product is split by rows over threads (scipy releases the GIL in it);
+    a small dense one runs on one BLAS thread.
+    """
+    n_threads = _n_threads() if sp.issparse(X) and X.nnz > _PARALLEL_NNZ else 1
+    if n_threads == 1:
+        with blas_threads_for(X):
+            return np.asarray(X @ centers.T)
+    starts = np.searchsorted(X.indptr, np.linspace(0, X.nnz, n_threads + 1)[1:-1])
+    bounds = np.concatenate([[0], starts, [X.shape[0]]])
+    centers_t = np.ascontiguousarray(centers.T)
+    parts = _executor(n_threads).map(
+        lambda start, stop: np.asarray(X[start:stop] @ centers_t), bounds[:-1], bounds[1:]
+    )
+    return np.vstack(list(parts))
+
+
+def cosines(X, inv_norm, centers):
+    """Cosine similarity of every row of X to every center, shape (n_samples, n_centers)."""
+    return scores(X, centers) * inv_norm[:, None]
+
+
+def assign(X, inv_norm, centers):
+    """Label of the most similar center for each row, and that cosine similarity."""
+    n_samples = X.shape[0]
+    labels = np.empty(n_samples, dtype=np.int32)
+    best = np.empty(n_samples, dtype=X.dtype)
+    for block in row_blocks(n_samples, centers.shape[0]):
+        block_scores = scores(rows_of(X, block), centers)
+        labels[block] = block_scores.argmax(axis=1)
+        best[block] = block_scores[np.arange(labels[block].size), labels[block]] * inv_norm[block]
+    return labels, best
+
+
+def inertia(weights, similarity):
+    """``sum(weights * (1 - similarity))``, accumulated in float64 whatever the dtype."""
+    return float(weights.astype(np.float64, copy=False) @ (1 - similarity.astype(np.float64)))
+
+
+def normalize_sums(sums, dtype):
+    """Unit rows of ``sums`` in ``dtype``; rows of norm 0 come back as zeros."""
+    norms = np.linalg.norm(sums, axis=1)
+    centers = np.zeros(sums.shape, dtype=dtype)
+    nonzero = norms > 0
+    centers[nonzero] = sums[nonzero] / norms[nonzero, None]
+    return centers, nonzero
+
+
+def same_direction_tol(dtype):
+    """Cosine distances up to this are rounding: the two unit vectors are the same."""
+    return 64 * np.finfo(dtype).eps
 
 
 class LloydResult(NamedTuple):
@@ -165,26 +260,6 @@ def lloyd(X, inv_norm, weights, centers, *, max_iter, tol, verbose=0):
                        part.sums, part.similarity)
 
 
-def best_of_runs(X, inv_norm, weights, n_clusters, init, n_init, random_state, *, max_iter,
-                 tol, verbose=0):
-    """The ``LloydResult`` of lowest inertia among ``n_init`` seeded runs.
-
-    A run replaces the best one only if its inertia is lower beyond rounding (a few units
-    in the last place of X's dtype), so that runs reaching one optimum with permuted
-    labels cannot swap places with the last bits of X.
-    """
-    tie, best = 8 * np.finfo(X.dtype).eps, None
-    for run in range(n_init):
-        centers = initial_centers(X, inv_norm, weights, n_clusters, init, random_state)
-        if verbose:
-            print(f"Initialization complete (run {run + 1}).")
-        result = lloyd(X, inv_norm, weights, centers, max_iter=max_iter, tol=tol,
-                       verbose=verbose)
-        if best is None or result.inertia < best.inertia * (1 - tie):
-            best = result
-    return best
-
-
 def reseed_empty(X, inv_norm, weights, centers, part, rows, new_centers, empty):
     """Put the empty clusters' new centers at the farthest points; return how many.
 
@@ -200,6 +275,26 @@ def reseed_empty(X, inv_norm, weights, centers, part, rows, new_centers, empty):
     new_centers[empty[: len(points)]] = points
     new_centers[empty[len(points):]] = centers[empty[len(points):]]
     return len(points)
+
+
+def farthest_points(X, inv_norm, weights, similarity, n_points):
+    """Up to ``n_points`` unit rows, by farthest-first traversal from the assignment.
+
+    The first point is the one least similar to its center (``similarity`` is each row's
+    cosine to its center); each next one is the farthest from its center and from the
+    points already taken. Only points away from all of those (beyond rounding) are taken,
+    so fewer come back when X has too few distinct directions, and never a duplicate.
+    """
+    distance = 1 - similarity.astype(np.float64)
+    distance[(weights == 0) | (inv_norm == 0)] = -np.inf
+    points = []
+    for _ in range(n_points):
+        farthest = int(np.argmax(distance))
+        if not distance[farthest] > same_direction_tol(X.dtype):
+            break
+        points.append(dense_rows(X, [farthest])[0] * inv_norm[farthest])
+        np.minimum(distance, 1 - cosines(X, inv_norm, points[-1][None])[:, 0], out=distance)
+    return np.array(points, dtype=X.dtype).reshape(len(points), X.shape[1])
 
 
 def warn_if_clusters_missing(labels, similarity, mass, n_clusters, dtype):

@@ -1,5 +1,4 @@
-"""Small numerics (and the sample-weight check) shared by the seeding, the iterations and
-the estimator.
+"""The rows as spherical k-means reads them: validated weights and inverse row norms.
 
 Conventions of the package's spherical k-means, on validated input:
 
@@ -10,22 +9,17 @@ Conventions of the package's spherical k-means, on validated input:
   adds nothing to any centroid. :func:`scaled_rows` gives both, dividing the rows whose
   squared norm over- or underflows by their largest entry first (only directions matter).
 - ``centers`` are unit rows in the dtype of ``X``; the running per-cluster sums are float64.
-- Products are taken over blocks of rows whose score matrix ``X_block @ centers.T`` holds at
-  most ``_BLOCK_ENTRIES`` entries, so memory stays bounded whatever ``n_samples``.
+- The products of rows and centers are those of the iterations (``_lloyd``); seeding
+  (``_seeding``) works on a small sample with plain products.
 """
 
 import functools
-from concurrent.futures import ThreadPoolExecutor
 from numbers import Real
 
 import numpy as np
 import scipy.sparse as sp
 from sklearn.utils import check_array
 from threadpoolctl import ThreadpoolController
-
-_BLOCK_ENTRIES = 2**21  # entries of one block of scores X[rows] @ centers.T
-_SMALL_PRODUCT_ENTRIES = 2**23  # products with a smaller X use one BLAS thread
-_PARALLEL_NNZ = 2**17  # sparse products with more non-zeros are split over threads
 
 
 def check_sample_weight(sample_weight, n_samples, dtype):
@@ -47,6 +41,15 @@ def check_sample_weight(sample_weight, n_samples, dtype):
     if not weights.any():
         raise ValueError("Sample weights must contain at least one non-zero number.")
     return weights
+
+
+def check_rows(X, inv_norm, weights, n_clusters):
+    """Raise where there is nothing to cluster, or fewer rows than clusters."""
+    if n_clusters != "auto" and X.shape[0] < n_clusters:
+        raise ValueError(f"n_samples={X.shape[0]} should be >= n_clusters={n_clusters}.")
+    if not (weights * inv_norm).any():
+        raise ValueError("All samples with a non-zero sample weight are zero vectors: their "
+                         "cosine similarity is undefined, so there is nothing to cluster.")
 
 
 def _row_squares(X):
@@ -74,7 +77,7 @@ def scaled_rows(X):
     squares = _row_squares(X)
     suspect = np.flatnonzero(~(squares >= np.finfo(X.dtype).tiny) | np.isinf(squares))
     if suspect.size:
-        scale = np.abs(_dense_rows(X, suspect)).max(axis=1, initial=0)
+        scale = np.abs(dense_rows(X, suspect)).max(axis=1, initial=0)
         extreme, scale = suspect[scale > 0], scale[scale > 0]  # not all-zero rows
         if extreme.size:
             X = _divide_rows(X, extreme, scale)
@@ -98,19 +101,8 @@ def _divide_rows(X, rows, divisors):
     return X
 
 
-def row_blocks(n_samples, n_clusters):
-    """Slices of rows such that a block of scores has at most _BLOCK_ENTRIES entries."""
-    step = max(256, _BLOCK_ENTRIES // max(n_clusters, 1))
-    return [slice(start, min(start + step, n_samples)) for start in range(0, n_samples, step)]
-
-
-def rows_of(X, block):
-    """X[block] for a slice or an index array, without a copy when the slice is all of X."""
-    whole = isinstance(block, slice) and block.start == 0 and block.stop >= X.shape[0]
-    return X if whole else X[block]
-
-
-def _dense_rows(X, indices):
+def dense_rows(X, indices):
+    """``X[indices]`` as a dense array."""
     rows = X[indices]
     return rows.toarray() if sp.issparse(rows) else np.asarray(rows)
 
@@ -120,76 +112,7 @@ def _blas_controller():
     return ThreadpoolController()
 
 
-def blas_threads_for(X):
-    """One BLAS thread for products with a small X: threads would wait more than compute.
-
-    (Waking BLAS threads for many small products is slow, and much slower on a busy host.)
-    """
-    small = X.shape[0] * X.shape[1] <= _SMALL_PRODUCT_ENTRIES
-    return _blas_controller().limit(limits=1 if small else None, user_api="blas")
-
-
-def _n_threads():
-    """Threads for sparse products: as many as BLAS may use (respects threadpool_limits)."""
-    blas = _blas_controller().select(user_api="blas").lib_controllers
-    return max([lib.num_threads for lib in blas] + [1])
-
-
 @functools.cache
-def _executor(n_threads):
-    return ThreadPoolExecutor(n_threads, thread_name_prefix="spherical_kmeans")
-
-
-def scores(X, centers):
-    """``X @ centers.T`` as a dense array.
-
-    A large sparse product is split by rows over threads (scipy releases the GIL in it);
-    a small dense one runs on one BLAS thread.
-    """
-    n_threads = _n_threads() if sp.issparse(X) and X.nnz > _PARALLEL_NNZ else 1
-    if n_threads == 1:
-        with blas_threads_for(X):
-            return np.asarray(X @ centers.T)
-    starts = np.searchsorted(X.indptr, np.linspace(0, X.nnz, n_threads + 1)[1:-1])
-    bounds = np.concatenate([[0], starts, [X.shape[0]]])
-    centers_t = np.ascontiguousarray(centers.T)
-    parts = _executor(n_threads).map(
-        lambda start, stop: np.asarray(X[start:stop] @ centers_t), bounds[:-1], bounds[1:]
-    )
-    return np.vstack(list(parts))
-
-
-def unit_rows(X, inv_norm, indices):
-    """The rows ``indices`` of X scaled to unit length, as a dense array."""
-    return _dense_rows(X, indices) * inv_norm[indices, None]
-
-
-def cosines(X, inv_norm, centers):
-    """Cosine similarity of every row of X to every center, shape (n_samples, n_centers)."""
-    return scores(X, centers) * inv_norm[:, None]
-
-
-def assign(X, inv_norm, centers):
-    """Label of the most similar center for each row, and that cosine similarity."""
-    n_samples = X.shape[0]
-    labels = np.empty(n_samples, dtype=np.int32)
-    best = np.empty(n_samples, dtype=X.dtype)
-    for block in row_blocks(n_samples, centers.shape[0]):
-        block_scores = scores(rows_of(X, block), centers)
-        labels[block] = block_scores.argmax(axis=1)
-        best[block] = block_scores[np.arange(labels[block].size), labels[block]] * inv_norm[block]
-    return labels, best
-
-
-def inertia(weights, similarity):
-    """``sum(weights * (1 - similarity))``, accumulated in float64 whatever the dtype."""
-    return float(weights.astype(np.float64, copy=False) @ (1 - similarity.astype(np.float64)))
-
-
-def normalize_sums(sums, dtype):
-    """Unit rows of ``sums`` in ``dtype``; rows of norm 0 come back as zeros."""
-    norms = np.linalg.norm(sums, axis=1)
-    centers = np.zeros(sums.shape, dtype=dtype)
-    nonzero = norms > 0
-    centers[nonzero] = sums[nonzero] / norms[nonzero, None]
-    return centers, nonzero
+def blas_controller():
+    """The one controller of the BLAS threads (finding the libraries is slow)."""
+    return ThreadpoolController()

@@ -1,4 +1,4 @@
-"""Where spherical k-means starts: k-means++, random rows, given centers, farthest points.
+"""Where spherical k-means starts: k-means++, random rows or given centers.
 
 See ``_numerics`` for the conventions (inverse row norms folded into products). Random
 choices are made so that a sample of integer weight ``w`` behaves exactly like ``w``
@@ -8,9 +8,13 @@ repeated samples and sample order does not matter (see ``_canonical_order``).
 import warnings
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.utils import check_array
 
-from ._numerics import blas_threads_for, cosines, scaled_rows, unit_rows
+from ._numerics import blas_controller, scaled_rows
+
+#: Products with at most this many entries of X run on one BLAS thread.
+_SMALL_PRODUCT_ENTRIES = 2**23
 
 #: Runs of ``n_init="auto"``, the default, with ``init="k-means++"`` or ``"random"``: the
 #: best objective of 10 seeded runs is kept. Chosen by ``benchmarks/bench_kmeans_restarts.py``
@@ -55,7 +59,8 @@ def kmeans_plusplus(X, inv_norm, weights, n_clusters, random_state, n_local_tria
     rows, counts = _systematic_sample(mass, _canonical_order(X), size, random_state)
     X, inv_norm, mass = X[rows], inv_norm[rows], counts.astype(X.dtype)
     n_trials = n_local_trials or 2 + int(np.log(n_clusters))
-    with blas_threads_for(X):
+    small = X.shape[0] * X.shape[1] <= _SMALL_PRODUCT_ENTRIES
+    with blas_controller().limit(limits=1 if small else None, user_api="blas"):
         return _greedy_kmeans_plusplus(X, inv_norm, mass, _canonical_order(X), n_clusters,
                                        random_state, n_trials)
 
@@ -77,15 +82,15 @@ def _systematic_sample(mass, order, size, random_state):
 def _greedy_kmeans_plusplus(X, inv_norm, mass, order, n_clusters, random_state, n_trials):
     centers = np.empty((n_clusters, X.shape[1]), dtype=X.dtype)
     first = _draw(mass, order, random_state.uniform(size=1))
-    centers[0] = unit_rows(X, inv_norm, first)[0]
-    closest = np.maximum(1 - cosines(X, inv_norm, centers[:1])[:, 0], 0)
+    centers[0] = _unit_rows_at(X, inv_norm, first)[0]
+    closest = np.maximum(1 - _cosines(X, inv_norm, centers[:1])[:, 0], 0)
     for c in range(1, n_clusters):
         potential = mass * closest
         if not potential.any():  # every point already is a center: draw by weight alone
             potential = mass
         candidates = _draw(potential, order, random_state.uniform(size=n_trials))
-        candidate_rows = unit_rows(X, inv_norm, candidates)
-        distances = np.maximum(1 - cosines(X, inv_norm, candidate_rows), 0)
+        candidate_rows = _unit_rows_at(X, inv_norm, candidates)
+        distances = np.maximum(1 - _cosines(X, inv_norm, candidate_rows), 0)
         np.minimum(distances, closest[:, None], out=distances)
         best = np.argmin(mass @ distances)
         closest = distances[:, best]
@@ -93,37 +98,24 @@ def _greedy_kmeans_plusplus(X, inv_norm, mass, order, n_clusters, random_state, 
     return centers
 
 
+def _unit_rows_at(X, inv_norm, indices):
+    """The rows ``indices`` of X on the unit sphere, dense (their inverse norms applied)."""
+    rows = X[indices]
+    rows = rows.toarray() if sp.issparse(rows) else np.asarray(rows)
+    return rows * inv_norm[indices, None]
+
+
+def _cosines(X, inv_norm, centers):
+    """Cosine of every row of X (a small sample) to every center."""
+    return np.asarray(X @ centers.T) * inv_norm[:, None]
+
+
 def random_centers(X, inv_norm, weights, n_clusters, random_state):
     """Centers at rows drawn without replacement with probability proportional to weight."""
     mass = (weights * (inv_norm > 0)).astype(np.float64)
     replace = np.count_nonzero(mass) < n_clusters
     chosen = random_state.choice(X.shape[0], n_clusters, replace=replace, p=mass / mass.sum())
-    return unit_rows(X, inv_norm, chosen)
-
-
-def same_direction_tol(dtype):
-    """Cosine distances up to this are rounding: the two unit vectors are the same."""
-    return 64 * np.finfo(dtype).eps
-
-
-def farthest_points(X, inv_norm, weights, similarity, n_points):
-    """Up to ``n_points`` unit rows, by farthest-first traversal from the assignment.
-
-    The first point is the one least similar to its center (``similarity`` is each row's
-    cosine to its center); each next one is the farthest from its center and from the
-    points already taken. Only points away from all of those (beyond rounding) are taken,
-    so fewer come back when X has too few distinct directions, and never a duplicate.
-    """
-    distance = 1 - similarity.astype(np.float64)
-    distance[(weights == 0) | (inv_norm == 0)] = -np.inf
-    points = []
-    for _ in range(n_points):
-        farthest = int(np.argmax(distance))
-        if not distance[farthest] > same_direction_tol(X.dtype):
-            break
-        points.append(unit_rows(X, inv_norm, [farthest])[0])
-        np.minimum(distance, 1 - cosines(X, inv_norm, points[-1][None])[:, 0], out=distance)
-    return np.array(points, dtype=X.dtype).reshape(len(points), X.shape[1])
+    return _unit_rows_at(X, inv_norm, chosen)
 
 
 def check_init(init, n_clusters, n_features, dtype):

@@ -13,9 +13,9 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..utils._param_validation import Interval, Options, fit_context, validate_params
-from ._lloyd import best_of_runs, minibatch_step, warn_if_clusters_missing
+from ._lloyd import assign, cosines, inertia, lloyd, minibatch_step, warn_if_clusters_missing
 from ._n_clusters import DEFAULT_K_SELECTION, K_PARAMETERS, select_n_clusters
-from ._numerics import assign, check_sample_weight, cosines, inertia, scaled_rows
+from ._numerics import check_rows, check_sample_weight, scaled_rows
 from ._seeding import initial_centers, resolve_n_init
 
 _PARAMETER_CONSTRAINTS = {
@@ -61,7 +61,7 @@ class SphericalKMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Cluster
         with probability proportional to weight, or given centers (normalised here).
     n_init : "auto" or int, default="auto"
         Number of seeded runs; the one of lowest inertia (the objective: no labels) is
-        kept. "auto" is ``DEFAULT_N_INIT = 10`` runs for "k-means++" and "random", and 1
+        kept. "auto" is 10 runs for "k-means++" and "random", and 1
         for given centers: one run is a lottery on document embeddings, and the gain
         levels off at 10 (``benchmarks/results/kmeans_restarts.md``); with 10 or more
         clusters, raise ``n_init`` if time allows.
@@ -73,10 +73,10 @@ class SphericalKMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Cluster
         tol; a run also stops when no label changes. (scikit-learn's KMeans compares
         the centers' shift to ``tol`` times the mean variance of the features.)
     k_range : pair of int (min, max), default=None
-        Candidates of ``n_clusters="auto"``, both included; None: 2 to 30, capped by the
-        number of distinct rows. Ignored for an int ``n_clusters``.
-    k_selection : str, default="stability"
-        Criterion of ``n_clusters="auto"``, one of :func:`choose_n_clusters`'s.
+        Candidates of ``n_clusters="auto"``, both included; None: 2 to 30, capped below
+        the number of distinct directions. Ignored for an int ``n_clusters``.
+    k_selection : "stability" or NClustersCriterion, default="stability"
+        Criterion of ``n_clusters="auto"`` (see :func:`choose_n_clusters`).
     verbose : int, default=0
         Print the inertia at each iteration.
     random_state : int, RandomState instance or None, default=None
@@ -171,21 +171,10 @@ class SphericalKMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Cluster
                           order="C", reset=reset)
         return scaled_rows(X)
 
-    def _check_enough_rows(self, X, inv_norm, weights):
-        if self.n_clusters != "auto" and X.shape[0] < self.n_clusters:
-            raise ValueError(f"n_samples={X.shape[0]} should be >= n_clusters={self.n_clusters}.")
-        if not (weights * inv_norm).any():
-            raise ValueError("All samples with a non-zero sample weight are zero vectors: their "
-                             "cosine similarity is undefined, so there is nothing to cluster.")
-
-    def _choose_n_clusters(self, X, inv_norm, weights, random_state):
+    def _n_clusters(self, X, inv_norm, weights, random_state):
         """``(n_clusters_, n_clusters_scores_)``: the given int, or the search's choice."""
-        if self.n_clusters != "auto":
-            return self.n_clusters, None
-        if not isinstance(self.init, str):
-            raise ValueError("n_clusters='auto' cannot go with given initial centers (init "
-                             "as an array): pass init='k-means++' or an int n_clusters.")
-        return select_n_clusters(X, inv_norm, weights, k_range=self.k_range,
+        return select_n_clusters(X, inv_norm, weights, n_clusters=self.n_clusters,
+                                 init=self.init, k_range=self.k_range,
                                  k_selection=self.k_selection, random_state=random_state,
                                  verbose=self.verbose)
 
@@ -209,13 +198,22 @@ class SphericalKMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Cluster
         """
         X, inv_norm = self._validate_X(X, reset=True)
         weights = check_sample_weight(sample_weight, X.shape[0], X.dtype)
-        self._check_enough_rows(X, inv_norm, weights)
+        check_rows(X, inv_norm, weights, self.n_clusters)
         random_state = check_random_state(self.random_state)
-        self.n_clusters_, self.n_clusters_scores_ = self._choose_n_clusters(
+        self.n_clusters_, self.n_clusters_scores_ = self._n_clusters(
             X, inv_norm, weights, random_state)
-        best = best_of_runs(X, inv_norm, weights, self.n_clusters_, self.init,
-                            resolve_n_init(self.n_init, self.init), random_state,
-                            max_iter=self.max_iter, tol=self.tol, verbose=self.verbose)
+        best, tie = None, 8 * np.finfo(X.dtype).eps
+        for run in range(resolve_n_init(self.n_init, self.init)):
+            centers = initial_centers(X, inv_norm, weights, self.n_clusters_, self.init,
+                                      random_state)
+            if self.verbose:
+                print(f"Initialization complete (run {run + 1}).")
+            result = lloyd(X, inv_norm, weights, centers, max_iter=self.max_iter, tol=self.tol,
+                           verbose=self.verbose)
+            # Replace the best run only beyond rounding (a few units in the last place), so
+            # that runs reaching one optimum with permuted labels do not swap places.
+            if best is None or result.inertia < best.inertia * (1 - tie):
+                best = result
         warn_if_clusters_missing(best.labels, best.similarity, weights * (inv_norm > 0),
                                   self.n_clusters_, X.dtype)
         self.cluster_centers_, self.labels_, self._sums = best.centers, best.labels, best.sums
@@ -251,9 +249,9 @@ class SphericalKMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Cluster
         X, inv_norm = self._validate_X(X, reset=first_call)
         weights = check_sample_weight(sample_weight, X.shape[0], X.dtype)
         if first_call:
-            self._check_enough_rows(X, inv_norm, weights)
+            check_rows(X, inv_norm, weights, self.n_clusters)
             random_state = check_random_state(self.random_state)
-            self.n_clusters_, self.n_clusters_scores_ = self._choose_n_clusters(
+            self.n_clusters_, self.n_clusters_scores_ = self._n_clusters(
                 X, inv_norm, weights, random_state)
             self.cluster_centers_ = initial_centers(X, inv_norm, weights, self.n_clusters_,
                                                     self.init, random_state)
@@ -351,7 +349,7 @@ def spherical_kmeans(X, n_clusters, *, sample_weight=None, init="k-means++", n_i
         Seeding.
     n_init : "auto" or int, default="auto"
         Number of seeded runs, the one of lowest inertia kept; "auto" is
-        ``DEFAULT_N_INIT = 10`` (measured, see :class:`SphericalKMeans`), or 1 for given
+        10 runs (measured, see :class:`SphericalKMeans`), or 1 for given
         centers.
     max_iter : int, default=300
         Maximum number of Lloyd iterations per run.
@@ -359,9 +357,9 @@ def spherical_kmeans(X, n_clusters, *, sample_weight=None, init="k-means++", n_i
         Convergence when the inertia falls by at most tol of itself, or the sum of
         squared shifts of the unit centroids is at most tol.
     k_range : pair of int (min, max), default=None
-        Candidates of "auto" (None: 2 to 30, capped by the distinct rows).
-    k_selection : str, default="stability"
-        Criterion of "auto", one of :func:`choose_n_clusters`'s.
+        Candidates of "auto" (None: 2 to 30, capped below the distinct directions).
+    k_selection : "stability" or NClustersCriterion, default="stability"
+        Criterion of "auto" (see :func:`choose_n_clusters`).
     verbose : int, default=0
         Print the inertia at each iteration.
     random_state : int, RandomState instance or None, default=None

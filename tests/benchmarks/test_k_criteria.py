@@ -1,24 +1,26 @@
-"""Tests of the number of clusters without labels: choose_n_clusters and n_clusters="auto"."""
+"""The studied criteria of the number of clusters (benchmarks/lab/k_criteria.py): each is
+its textbook formula and plugs into ``choose_n_clusters`` through the public protocol."""
 
 import itertools
+import sys
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
-import scipy.sparse as sp
-from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics import adjusted_rand_score, silhouette_score
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from sklearn_shufdiv.cluster import SphericalKMeans, choose_n_clusters, spherical_kmeans
-from sklearn_shufdiv.cluster import _k_indices as indices
-from sklearn_shufdiv.cluster import _k_resampling as resampling
+from sklearn_shufdiv.cluster import SphericalKMeans, _k_sample, choose_n_clusters
 from sklearn_shufdiv.cluster._k_sample import Sample
 from sklearn_shufdiv.cluster._lloyd import LloydResult
-from sklearn_shufdiv.cluster._n_clusters import K_SELECTIONS, count_distinct_rows
+from sklearn_shufdiv.cluster._stability import _table
 
-CRITERIA = list(K_SELECTIONS)
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+from lab import k_criteria as lab  # noqa: E402
+
+C = lab.CRITERIA
+CRITERIA = [name for name in C if name != "stability"]
 
 
 def sphere_blobs(n_clusters, n_samples=240, n_features=12, spread=0.05, seed=0):
@@ -32,21 +34,6 @@ def sphere_blobs(n_clusters, n_samples=240, n_features=12, spread=0.05, seed=0):
 
 def unit(X):
     return X / np.linalg.norm(X, axis=1, keepdims=True)
-
-
-@pytest.mark.parametrize("n_clusters", [3, 5, 8])
-@pytest.mark.parametrize("k_selection", CRITERIA)
-def test_each_criterion_finds_well_separated_blobs(n_clusters, k_selection):
-    X, truth = sphere_blobs(n_clusters)
-    k, scores = choose_n_clusters(X, k_range=(2, 10), k_selection=k_selection, random_state=0)
-    assert k == n_clusters == scores.n_clusters
-    assert scores.criterion == k_selection
-    np.testing.assert_array_equal(scores.k, np.arange(2, 11))
-    assert scores.score.shape == (9,) and np.isfinite(scores.score).all()
-    model = SphericalKMeans("auto", k_range=(2, 10), k_selection=k_selection,
-                            random_state=0).fit(X)
-    assert model.n_clusters_ == n_clusters
-    assert adjusted_rand_score(truth, model.labels_) == 1
 
 
 def self_tuning_eigenvalues(X, n):
@@ -63,24 +50,11 @@ def self_tuning_eigenvalues(X, n):
 @pytest.mark.parametrize("n_clusters", [3, 5, 8])
 def test_eigengap_is_that_of_the_self_tuning_laplacian(n_clusters):
     X, _ = sphere_blobs(n_clusters, n_samples=120)
-    k, scores = choose_n_clusters(X, k_range=(2, 10), k_selection="eigengap", random_state=0)
+    k, scores = choose_n_clusters(X, k_range=(2, 10), k_selection=C["eigengap"], random_state=0)
     expected = self_tuning_eigenvalues(X, 11)
     np.testing.assert_allclose(scores.eigenvalues, expected, atol=1e-8)
     np.testing.assert_allclose(scores.score, np.diff(expected)[1:], atol=1e-8)
     assert k == np.argmax(np.diff(expected)[1:]) + 2 == n_clusters
-
-
-def test_integer_weights_are_repeated_rows():
-    X, _ = sphere_blobs(4, n_samples=60, spread=0.2)
-    weights = np.random.default_rng(0).integers(1, 4, size=len(X))
-    repeated = np.repeat(X, weights, axis=0)
-    for k_selection in set(CRITERIA) - {"gap"}:
-        k_w, by_weight = choose_n_clusters(X, sample_weight=weights, k_range=(2, 6),
-                                           k_selection=k_selection, random_state=0)
-        k_r, by_rows = choose_n_clusters(repeated, k_range=(2, 6), k_selection=k_selection,
-                                         random_state=0)
-        assert k_w == k_r
-        np.testing.assert_allclose(by_weight.score, by_rows.score, atol=1e-8)
 
 
 def fixed_paths(paths):
@@ -102,9 +76,9 @@ def fixed_paths(paths):
 
 @pytest.mark.parametrize("n_clusters", [3, 5, 8])
 def test_silhouette_is_the_cosine_silhouette_of_each_clustering(monkeypatch, n_clusters):
-    U, paths, sample = _three_paths(monkeypatch, indices, n_clusters=n_clusters)
+    U, paths, sample = _three_paths(monkeypatch, n_clusters=n_clusters)
     ks = np.arange(n_clusters, n_clusters + 3)
-    arrays, k = indices.silhouette(sample, ks, np.random.RandomState(0))
+    arrays, k = lab.silhouette(sample, ks, np.random.RandomState(0))
     expected = [silhouette_score(U, p, metric="cosine") for p in paths]
     np.testing.assert_allclose(arrays["score"], expected, atol=1e-10)
     assert k == n_clusters
@@ -117,29 +91,9 @@ def _validated(X, weights=None):
     return X, inv_norm, np.ones(len(X)) if weights is None else weights
 
 
-def test_disagreement_is_the_best_matching_by_brute_force():
-    rng = np.random.default_rng(0)
-    for k in (2, 3, 4):
-        a, b, w = rng.integers(k, size=50), rng.integers(k, size=50), rng.uniform(size=50)
-        best = max(w[np.array(perm)[a] == b].sum() for perm in itertools.permutations(range(k)))
-        assert resampling._disagreement(a, b, w, k) == pytest.approx(1 - best / w.sum())
-    # Random labellings into k classes disagree on about 1 - 1/k of the rows (a bit less:
-    # the best matching profits from chance).
-    for k in (2, 5):
-        random = resampling._random_disagreement(5000, k, np.random.RandomState(0))
-        assert 1 - 1 / k - 0.05 < random < 1 - 1 / k
-
-
-def test_stability_is_one_where_halves_agree_and_normalised_by_random_labels():
-    X, _ = sphere_blobs(4, n_samples=200)
-    _, scores = choose_n_clusters(X, k_range=(2, 6), k_selection="stability", random_state=0)
-    assert scores.score[2] == 1.0 and scores.score_std[2] == 0.0  # k = 4
-    assert (scores.score[[0, 1, 3, 4]] < 1).all()
-
-
 def test_gap_rule_and_values(monkeypatch):
     X, _ = sphere_blobs(5, n_samples=150)
-    k, scores = choose_n_clusters(X, k_range=(2, 9), k_selection="gap", random_state=0)
+    k, scores = choose_n_clusters(X, k_range=(2, 9), k_selection=C["gap"], random_state=0)
     holds = scores.score[:-1] >= scores.score[1:] - scores.score_std[1:]
     assert k == scores.k[np.argmax(holds)] == 5
     model = SphericalKMeans(5, random_state=0).fit(X)
@@ -149,7 +103,7 @@ def test_gap_rule_and_values(monkeypatch):
     assert scores.score[3] > 1
 
 
-def _three_paths(monkeypatch, module, n_paths=1, n_clusters=3):
+def _three_paths(monkeypatch, n_paths=1, n_clusters=3):
     """Blobs, a sample of them, and three fixed clusterings as its path: the blobs
     (``k = n_clusters``), a perturbed one with one more cluster, and a random one with two
     more."""
@@ -160,13 +114,13 @@ def _three_paths(monkeypatch, module, n_paths=1, n_clusters=3):
              rng.integers(0, n_clusters + 2, size=n)]
     sample = Sample(*_validated(X), 2000, np.random.RandomState(0))
     paths = [p[sample.rows] for p in paths]
-    monkeypatch.setattr(module, "cluster_path", fixed_paths([paths] * n_paths))
+    monkeypatch.setattr(_k_sample, "cluster_path", fixed_paths([paths] * n_paths))
     return unit(X[sample.rows]), paths, sample
 
 
 @pytest.mark.parametrize("n_clusters", [3, 5, 8])
 def test_calinski_harabasz_and_davies_bouldin_are_their_cosine_forms(monkeypatch, n_clusters):
-    U, paths, sample = _three_paths(monkeypatch, indices, n_paths=2, n_clusters=n_clusters)
+    U, paths, sample = _three_paths(monkeypatch, n_paths=2, n_clusters=n_clusters)
     ks = np.arange(n_clusters, n_clusters + 3)
     mean = U.sum(axis=0)
     total = (1 - U @ (mean / np.linalg.norm(mean))).sum()
@@ -181,10 +135,10 @@ def test_calinski_harabasz_and_davies_bouldin_are_their_cosine_forms(monkeypatch
         expected_db.append(np.mean([
             max((spread[i] + spread[j]) / (1 - centers[i] @ centers[j])
                 for j in range(k) if j != i) for i in range(k)]))
-    arrays, k = indices.calinski_harabasz(sample, ks, np.random.RandomState(0))
+    arrays, k = lab.calinski_harabasz(sample, ks, np.random.RandomState(0))
     np.testing.assert_allclose(arrays["score"], expected_ch, rtol=1e-8)
     assert k == ks[np.argmax(expected_ch)] == n_clusters
-    arrays, k = indices.davies_bouldin(sample, ks, np.random.RandomState(0))
+    arrays, k = lab.davies_bouldin(sample, ks, np.random.RandomState(0))
     np.testing.assert_allclose(arrays["score"], expected_db, rtol=1e-8)
     assert k == ks[np.argmin(expected_db)] == n_clusters
 
@@ -203,7 +157,7 @@ def levina_bickel(U, low=10, high=20):
 @pytest.mark.parametrize("n_clusters", [3, 5, 8])
 def test_jump_is_sugar_and_james_with_the_intrinsic_dimension(n_clusters):
     X, _ = sphere_blobs(n_clusters, n_samples=200, spread=0.1)
-    k, scores = choose_n_clusters(X, k_range=(2, 10), k_selection="jump", random_state=0)
+    k, scores = choose_n_clusters(X, k_range=(2, 10), k_selection=C["jump"], random_state=0)
     U = unit(X)
     assert scores.intrinsic_dimension == pytest.approx(levina_bickel(U), rel=1e-6)
     assert scores.power == pytest.approx(scores.intrinsic_dimension / 2)
@@ -216,7 +170,7 @@ def test_jump_is_sugar_and_james_with_the_intrinsic_dimension(n_clusters):
     model = SphericalKMeans(n_clusters, random_state=0).fit(X)
     assert scores.inertia[n_clusters - 2] == pytest.approx(model.inertia_, rel=1e-6)
     # From k = 3 on, the first jump is from the objective at k = 2.
-    _, later = choose_n_clusters(X, k_range=(3, 10), k_selection="jump", random_state=0)
+    _, later = choose_n_clusters(X, k_range=(3, 10), k_selection=C["jump"], random_state=0)
     assert later.inertia.size == 8 and later.score.size == 8
     two = SphericalKMeans(2, random_state=0).fit(X).inertia_ / len(X)
     lifted = np.concatenate([[two], later.inertia / len(X)]) ** -later.power
@@ -231,7 +185,7 @@ def test_intrinsic_dimension_follows_the_data_and_skips_a_rows_own_copies():
     rng = np.random.default_rng(0)
     flat = np.hstack([rng.standard_normal((400, 3)), np.zeros((400, 8)), np.full((400, 1), 8.0)])
     doubled = np.vstack([flat, flat])
-    dims = [choose_n_clusters(data, k_range=(2, 4), k_selection="jump",
+    dims = [choose_n_clusters(data, k_range=(2, 4), k_selection=C["jump"],
                               random_state=0)[1].intrinsic_dimension
             for data in (flat, doubled)]
     assert 2.5 < dims[0] < 3.5  # a 3-dimensional patch of the sphere
@@ -239,7 +193,7 @@ def test_intrinsic_dimension_follows_the_data_and_skips_a_rows_own_copies():
     # infinite log ratio), its neighbours' copies are.
     assert np.isfinite(dims[1]) and dims[1] == pytest.approx(dims[0], rel=0.1)
     wide = np.hstack([rng.standard_normal((400, 8)), np.zeros((400, 3)), np.full((400, 1), 8.0)])
-    assert choose_n_clusters(wide, k_range=(2, 4), k_selection="jump", random_state=0
+    assert choose_n_clusters(wide, k_range=(2, 4), k_selection=C["jump"], random_state=0
                              )[1].intrinsic_dimension > 6
 
 
@@ -247,7 +201,7 @@ def test_intrinsic_dimension_follows_the_data_and_skips_a_rows_own_copies():
 def test_bic_is_that_of_the_von_mises_fisher_mixture(monkeypatch, n_clusters):
     from scipy.stats import vonmises_fisher
 
-    U, paths, sample = _three_paths(monkeypatch, indices, n_clusters=n_clusters)
+    U, paths, sample = _three_paths(monkeypatch, n_clusters=n_clusters)
     n, d = U.shape
     expected_bic, expected_icl = [], []
     for labels in paths:
@@ -265,7 +219,7 @@ def test_bic_is_that_of_the_von_mises_fisher_mixture(monkeypatch, n_clusters):
         expected_bic.append(value)
         expected_icl.append(value - 2 * (posterior * np.log(posterior)).sum())
     ks = np.arange(n_clusters, n_clusters + 3)
-    arrays, k = indices.bic(sample, ks, np.random.RandomState(0))
+    arrays, k = lab.bic(sample, ks, np.random.RandomState(0))
     np.testing.assert_allclose(arrays["score"], expected_bic, rtol=1e-8)
     np.testing.assert_allclose(arrays["icl"], expected_icl, rtol=1e-8)
     assert k == n_clusters == ks[np.argmin(expected_bic)]
@@ -277,9 +231,9 @@ def test_log_bessel_is_exact_and_its_expansion_close():
     order = 241.0  # d = 484, the order of the package's fused embeddings
     x = np.array([0.5, 5.0, 50.0, 500.0, 5000.0])
     exact = np.array([float(mpmath.log(mpmath.besseli(order, v))) for v in x])
-    np.testing.assert_allclose(indices.log_bessel_i(order, x), exact, rtol=1e-6)
+    np.testing.assert_allclose(lab.log_bessel_i(order, x), exact, rtol=1e-6)
     assert scipy_underflows(order, x[:2])  # the first two need the expansion
-    np.testing.assert_allclose(indices.log_bessel_i(2.5, x), [
+    np.testing.assert_allclose(lab.log_bessel_i(2.5, x), [
         float(mpmath.log(mpmath.besseli(2.5, v))) for v in x], rtol=1e-10)
 
 
@@ -301,23 +255,19 @@ def test_prediction_strength_counts_pairs_by_brute_force():
             if members.size > 1:
                 pairs = [(a, b) for a in members for b in members if a != b]
                 shares.append(np.mean([given_rows[a] == given_rows[b] for a, b in pairs]))
-        table = resampling._table(own, given, weights.astype(float), k)
-        assert resampling._strength(table) == pytest.approx(min(shares))
+        table = _table(own, given, weights.astype(float), k)
+        assert lab._strength(table) == pytest.approx(min(shares))
 
 
-def test_prediction_strength_rule_and_shared_splits():
+def test_prediction_strength_rule():
     X, _ = sphere_blobs(4, n_samples=200)
-    k, scores = choose_n_clusters(X, k_range=(2, 8), k_selection="prediction_strength",
+    k, scores = choose_n_clusters(X, k_range=(2, 8), k_selection=C["prediction_strength"],
                                   random_state=0)
     assert scores.score[2] == 1.0  # k = 4: every pair of a cluster predicted together
     assert k == scores.k[np.flatnonzero(scores.score >= 0.8)[-1]] == 4
-    # The same splits as stability's: each criterion returns the other's scores.
-    _, stable = choose_n_clusters(X, k_range=(2, 8), k_selection="stability", random_state=0)
-    np.testing.assert_array_equal(stable.prediction_strength, scores.score)
-    np.testing.assert_array_equal(scores.stability, stable.score)
     # No k strong enough: the strongest.
     noise = np.random.default_rng(0).standard_normal((300, 12))
-    k, weak = choose_n_clusters(noise, k_range=(6, 9), k_selection="prediction_strength",
+    k, weak = choose_n_clusters(noise, k_range=(6, 9), k_selection=C["prediction_strength"],
                                 random_state=0)
     assert (weak.score < 0.8).all() and k == weak.k[np.argmax(weak.score)]
 
@@ -333,15 +283,30 @@ def test_ambiguous_share_by_brute_force():
             consensus = np.mean(labels[both, a] == labels[both, b])
             ambiguous += 0.1 < consensus < 0.9
             pairs += 1
-    assert resampling._ambiguous_share(labels) == pytest.approx(ambiguous / pairs)
+    assert lab._ambiguous_share(labels) == pytest.approx(ambiguous / pairs)
 
 
 def test_pac_is_zero_at_well_separated_clusters():
     X, _ = sphere_blobs(5, n_samples=200)
-    k, scores = choose_n_clusters(X, k_range=(2, 8), k_selection="pac", random_state=0)
+    k, scores = choose_n_clusters(X, k_range=(2, 8), k_selection=C["pac"], random_state=0)
     assert scores.score[3] == 0 and k == 5
     assert (scores.score[[0, 1, 2]] > 0).all()
     assert scores.runner_up == scores.k[np.argsort(scores.score, kind="stable")[1]]
+
+
+@pytest.mark.parametrize("n_clusters", [3, 5])
+@pytest.mark.parametrize("k_selection", CRITERIA)
+def test_each_criterion_finds_well_separated_blobs(n_clusters, k_selection):
+    X, truth = sphere_blobs(n_clusters)
+    k, scores = choose_n_clusters(X, k_range=(2, 10), k_selection=C[k_selection], random_state=0)
+    assert k == n_clusters == scores.n_clusters
+    assert scores.criterion == k_selection
+    np.testing.assert_array_equal(scores.k, np.arange(2, 11))
+    assert scores.score.shape == (9,) and np.isfinite(scores.score).all()
+    model = SphericalKMeans("auto", k_range=(2, 10), k_selection=C[k_selection],
+                            random_state=0).fit(X)
+    assert model.n_clusters_ == n_clusters
+    assert adjusted_rand_score(truth, model.labels_) == 1
 
 
 @pytest.mark.parametrize("k_selection", CRITERIA)
@@ -349,144 +314,30 @@ def test_each_criterion_on_few_distinct_rows(k_selection):
     X = np.repeat(np.eye(6) + 0.01, 3, axis=0)  # 18 rows, 6 distinct directions
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        k, scores = choose_n_clusters(X, k_range=(2, 6), k_selection=k_selection,
+        k, scores = choose_n_clusters(X, k_range=(2, 5), k_selection=C[k_selection],
                                       random_state=0)
-    assert 2 <= k <= 6 and scores.score.shape == (5,)
-    assert scores.runner_up in range(2, 7) and scores.runner_up != k
+    assert 2 <= k <= 5 and scores.score.shape == (4,)
+    assert scores.runner_up in range(2, 6) and scores.runner_up != k
 
 
-def test_fitted_attributes_and_function():
-    X, _ = sphere_blobs(3)
-    model = SphericalKMeans("auto", k_range=(2, 6), random_state=0).fit(X)
-    assert model.n_clusters_ == 3 and model.cluster_centers_.shape == (3, X.shape[1])
-    assert np.unique(model.labels_).size == 3 and model.transform(X).shape == (len(X), 3)
-    scores = model.n_clusters_scores_
-    assert set(scores) >= {"k", "score", "criterion", "n_clusters", "runner_up"}
-    assert scores.k.tolist() == [2, 3, 4, 5, 6] and scores.n_clusters == 3
-    second = scores.k[np.argsort(scores.score)[-2]]
-    assert scores.runner_up == second != 3
-    centers, labels, inertia = spherical_kmeans(X, "auto", k_range=(2, 6), random_state=0)
-    np.testing.assert_array_equal(labels, model.labels_)
-    assert inertia == model.inertia_
-    fixed = SphericalKMeans(3, random_state=0).fit(X)
-    assert fixed.n_clusters_ == 3 and fixed.n_clusters_scores_ is None
-
-
-def test_int_n_clusters_ignores_the_search_parameters():
-    X, _ = sphere_blobs(3, spread=0.4)
-    plain = SphericalKMeans(4, random_state=0).fit(X)
-    other = SphericalKMeans(4, k_range=(5, 9), k_selection="gap", random_state=0).fit(X)
-    np.testing.assert_array_equal(plain.labels_, other.labels_)
-    np.testing.assert_array_equal(plain.cluster_centers_, other.cluster_centers_)
-
-
-@pytest.mark.parametrize("k_selection", CRITERIA)
-def test_same_random_state_same_choice_and_labels(k_selection):
-    X, _ = sphere_blobs(4, n_samples=300, spread=0.35)
-    first, second = (SphericalKMeans("auto", k_range=(2, 8), k_selection=k_selection,
-                                     random_state=np.random.RandomState(7)).fit(X)
-                     for _ in range(2))
-    assert first.n_clusters_ == second.n_clusters_
-    np.testing.assert_array_equal(first.labels_, second.labels_)
-    np.testing.assert_array_equal(first.n_clusters_scores_.score,
-                                  second.n_clusters_scores_.score)
-
-
-def test_large_input_is_sampled_and_sparse_input_agrees():
-    X, _ = sphere_blobs(5, n_samples=3000)
-    k, scores = choose_n_clusters(X, k_range=(2, 8), sample_size=500, random_state=0)
-    assert k == 5
-    k_sparse, sparse = choose_n_clusters(sp.csr_matrix(X), k_range=(2, 8), sample_size=500,
+def test_integer_weights_are_repeated_rows():
+    X, _ = sphere_blobs(4, n_samples=60, spread=0.2)
+    weights = np.random.default_rng(0).integers(1, 4, size=len(X))
+    repeated = np.repeat(X, weights, axis=0)
+    for k_selection in set(CRITERIA) - {"gap"}:
+        k_w, by_weight = choose_n_clusters(X, sample_weight=weights, k_range=(2, 6),
+                                           k_selection=C[k_selection], random_state=0)
+        k_r, by_rows = choose_n_clusters(repeated, k_range=(2, 6), k_selection=C[k_selection],
                                          random_state=0)
-    assert k_sparse == 5
-    np.testing.assert_allclose(sparse.score, scores.score, atol=1e-8)
-    assert choose_n_clusters(sp.csr_matrix(X), k_range=(2, 8), k_selection="gap",
-                             sample_size=300, random_state=0)[0] == 5
+        assert k_w == k_r
+        np.testing.assert_allclose(by_weight.score, by_rows.score, atol=1e-8)
 
 
-def test_clone_and_get_params():
-    model = SphericalKMeans("auto", k_range=(3, 7), k_selection="eigengap", random_state=2)
-    copy = clone(model)
-    assert copy.get_params() == model.get_params()
-    assert copy.get_params()["k_range"] == (3, 7)
-    assert copy.set_params(k_selection="gap").k_selection == "gap"
 
-
-@pytest.mark.parametrize("k_range, match", [
-    ((), r"k_range must be a pair"),
-    ((3,), r"k_range must be a pair"),
-    ((2.0, 4), r"k_range must be a pair"),
-    ((5, 3), r"k_range=\(5, 3\) must satisfy 2 <= min <= max"),
-    ((1, 4), r"k_range=\(1, 4\) must satisfy 2 <= min <= max"),
-    ((2, 7), r"k_range=\(2, 7\) goes beyond the 6 distinct samples"),
-])
-def test_bad_k_range_raises(k_range, match):
-    X = np.vstack([np.eye(6), np.eye(6)[:2]])  # 8 rows, 6 distinct
-    with pytest.raises(ValueError, match=match):
-        SphericalKMeans("auto", k_range=k_range).fit(X)
-    with pytest.raises(ValueError, match=match):
-        choose_n_clusters(X, k_range=k_range)
-
-
-def test_default_k_range_is_capped_by_distinct_rows():
-    X = np.repeat(np.eye(5), 10, axis=0) + 0.01 * np.random.default_rng(0).random((50, 5))
-    assert choose_n_clusters(X[:4], random_state=0)[1].k.tolist() == [2, 3, 4]
-    copies = np.repeat(np.eye(3), 20, axis=0)  # 60 rows, 3 distinct
-    assert choose_n_clusters(copies, random_state=0)[1].k.tolist() == [2, 3]
-    with pytest.raises(ValueError, match="at least 2 distinct"):
-        SphericalKMeans("auto").fit(np.ones((5, 3)))
-
-
-def test_count_distinct_rows_dense_and_sparse():
-    X = np.array([[1.0, 0], [1.0, 0], [2.0, 0], [0, 0], [0, -0.0], [0, 3.0]])
-    mass = np.array([1, 1, 1, 1, 1, 0.0])
-    assert count_distinct_rows(X, mass) == 3  # [1, 0], [2, 0], [0, 0]
-    assert count_distinct_rows(sp.csr_matrix(X), mass) == 3
-
-
-def test_fewer_directions_than_the_smallest_candidate_warn():
-    X = np.array([[1.0, 0], [2.0, 0], [3.0, 0], [0, 1.0], [0, 2.0]])  # 5 rows, 2 directions
-    with pytest.warns(ConvergenceWarning, match="only 2 distinct directions") as record:
-        model = SphericalKMeans("auto", k_range=(3, 4), random_state=0).fit(X)
-    assert record[0].filename == __file__
-    assert model.n_clusters_ in (3, 4) and np.unique(model.labels_).size == 2
-
-
-def test_partial_fit_chooses_on_the_first_batch():
-    X, _ = sphere_blobs(3, n_samples=300)
-    model = SphericalKMeans("auto", k_range=(2, 6), random_state=0)
-    first = model.partial_fit(X[:150]).n_clusters_scores_
-    expected = choose_n_clusters(X[:150], k_range=(2, 6), random_state=0)
-    assert model.n_clusters_ == expected[0] == 3
-    np.testing.assert_array_equal(first.score, expected[1].score)
-    model.partial_fit(X[150:])  # later batches keep the choice
-    assert model.n_clusters_ == 3 and model.n_clusters_scores_ is first
-    assert model.cluster_centers_.shape[0] == 3
-
-
-def test_auto_with_given_centers_or_bad_parameters_raises():
-    X, _ = sphere_blobs(3)
-    with pytest.raises(ValueError, match="init as an array"):
-        SphericalKMeans("auto", init=X[:3]).fit(X)
-    with pytest.raises(ValueError, match="'k_selection' parameter"):
-        SphericalKMeans("auto", k_selection="elbow").fit(X)
-    with pytest.raises(ValueError, match="'n_clusters' parameter"):
-        SphericalKMeans("many").fit(X)
-
-
-def test_verbose_shows_progress(capsys):
-    X, _ = sphere_blobs(3, n_samples=60)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        choose_n_clusters(X, k_range=(2, 4), verbose=1, random_state=0)
-        assert "splits:" in capsys.readouterr().err
-        choose_n_clusters(X, k_range=(2, 4), k_selection="silhouette", random_state=0)
-        assert capsys.readouterr().err == ""
-        choose_n_clusters(X, k_range=(2, 4), k_selection="silhouette", verbose=1,
-                          random_state=0)
-        assert "k:" in capsys.readouterr().err
-
-
-@parametrize_with_checks([SphericalKMeans("auto", n_init=1, k_range=None)])
-def test_sklearn_estimator_checks_with_auto(estimator, check):
-    check(estimator)
+def test_eigengap_with_as_many_candidates_as_rows_names_k_range():
+    X = np.random.default_rng(0).random((10, 4))
+    k, scores = choose_n_clusters(X, k_selection=C["eigengap"], random_state=0)
+    assert scores.k.max() == 9 and 2 <= k <= 9
+    with pytest.raises(ValueError, match=r"pass k_range=\(2, 8\) or less, or raise sample_size"):
+        choose_n_clusters(X, k_range=(2, 9), k_selection=C["eigengap"],
+                          sample_size=9, random_state=0)

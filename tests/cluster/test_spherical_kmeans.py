@@ -13,7 +13,8 @@ from sklearn.metrics.pairwise import cosine_distances
 from sklearn.utils import shuffle
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from sklearn_shufdiv.cluster import DEFAULT_N_INIT, SphericalKMeans, _numerics, spherical_kmeans
+from sklearn_shufdiv.cluster import SphericalKMeans, _lloyd, spherical_kmeans
+from sklearn_shufdiv.cluster._seeding import DEFAULT_N_INIT
 
 
 def directions(n_samples=300, n_features=10, n_clusters=4, spread=0.3, seed=0):
@@ -50,8 +51,8 @@ def test_dtype_is_preserved(dtype):
 
 @pytest.mark.parametrize("threads", [1, 3])
 def test_sparse_and_dense_agree(threads, monkeypatch):
-    monkeypatch.setattr(_numerics, "_n_threads", lambda: threads)
-    monkeypatch.setattr(_numerics, "_PARALLEL_NNZ", 0)  # split sparse products over threads
+    monkeypatch.setattr(_lloyd, "_n_threads", lambda: threads)
+    monkeypatch.setattr(_lloyd, "_PARALLEL_NNZ", 0)  # split sparse products over threads
     X, _ = directions()
     X[X < 0.2] = 0  # make it genuinely sparse
     dense = SphericalKMeans(4, random_state=0).fit(X)
@@ -350,8 +351,8 @@ def test_runs_stop_when_the_objective_falls_by_at_most_tol():
 def test_blocked_products_give_the_same_result(monkeypatch):
     X, _ = directions(n_samples=2000)
     whole = SphericalKMeans(4, random_state=0).fit(X)
-    monkeypatch.setattr(_numerics, "_BLOCK_ENTRIES", 1024)  # blocks of 256 rows
-    assert len(_numerics.row_blocks(X.shape[0], 4)) == 8
+    monkeypatch.setattr(_lloyd, "_BLOCK_ENTRIES", 1024)  # blocks of 256 rows
+    assert len(_lloyd.row_blocks(X.shape[0], 4)) == 8
     for data in (X, sp.csr_matrix(X)):
         blocked = SphericalKMeans(4, random_state=0).fit(data)
         np.testing.assert_array_equal(blocked.labels_, whole.labels_)
