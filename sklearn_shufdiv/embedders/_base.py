@@ -28,7 +28,7 @@ from ._distributed import AverageGradients, CrossProcessLoss, rank_and_world
 from ._encoder import save_pretrained
 from ._fingerprint import describe_params, documents_digest, fingerprint, model_digest
 from ._lexical import FusedSpace, LexicalSpace, join_words, resolve_lexical_weight, uses_words
-from ._loading import checked_max_length, load_encoder
+from ._loading import checked_max_length, load_encoder, resolve_model
 from ._objectives import OBJECTIVES, Objective, resolve_objective
 from ._positives import content_keys
 from ._precision import INFERENCE_DTYPE_OPTIONS, resolve_inference_dtype
@@ -135,9 +135,13 @@ class BaseContrastiveEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         documents = check_documents(X)
         check_selection_sample(self.n_clusters, self.selection_sample_size, len(documents))
         objective.check(self.n_clusters, self._sample_size(len(documents)))
-        tokenizer, encoder = load_encoder(self.model_name_or_path, self.verbose)
+        self.model_name_or_path_ = resolve_model(self.model_name_or_path)
+        if self.verbose and self.model_name_or_path_ is not self.model_name_or_path:
+            tqdm.write(f"model: {self.model_name_or_path_} "
+                       f"(model_name_or_path={self.model_name_or_path!r})")
+        tokenizer, encoder = load_encoder(self.model_name_or_path_, self.verbose)
         max_length = checked_max_length(self.max_length, tokenizer, encoder,
-                                        self.model_name_or_path)
+                                        self.model_name_or_path_)
         fit = self._begin_fit(documents, objective)
         if params is not None:  # every process resumes; rank 0 writes
             described = {"params": params, "documents": documents_digest(fit.documents),

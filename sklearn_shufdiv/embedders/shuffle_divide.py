@@ -63,7 +63,7 @@ class ShuffleDivideEmbedder(BaseContrastiveEmbedder):
         "sentence_splitter": [Options({"auto", "punkt", "punkt-corpus"}), "callable"],
     }
 
-    def __init__(self, model_name_or_path="bert-base-uncased", *, max_length=None,
+    def __init__(self, model_name_or_path="auto", *, max_length=None,
                  max_windows=16, lexical_weight=0.5, lexical_components=100,
                  objective="nt-xent", temperature=0.2, learning_rate=3e-5, weight_decay=0.01,
                  batch_size=320, mini_batch_size="auto", max_epochs=3, n_clusters=None,
