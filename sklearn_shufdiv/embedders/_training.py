@@ -352,14 +352,20 @@ class ProgressBar(Callback):
                                   f"loss {float(loss):.4f}")
 
     def on_epoch_end(self, net, **kwargs):
-        self.bar_.close()
-        del self.bar_  # a tqdm bar holds a stream, which cannot be pickled
+        self.on_train_end(net)
         if self.verbose:
             row = net.history[-1]
             text = f"epoch {row['epoch']}: loss {row.get('train_loss', float('nan')):.4f}"
             if self.selection_name in row:
                 text += f", {self.selection_name} {row[self.selection_name]:.4f}"
             tqdm.write(text)
+
+    def on_train_end(self, net, **kwargs):
+        """Close the bar, also that of an epoch stopped midway (a tqdm bar holds a
+        stream, which cannot be pickled)."""
+        if hasattr(self, "bar_"):
+            self.bar_.close()
+            del self.bar_
 
 
 class TimeBudget(Callback):

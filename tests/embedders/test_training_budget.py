@@ -81,8 +81,10 @@ def test_max_time_spent_mid_epoch_drops_that_epoch_and_warns_first(tiny_bert_pat
     with warnings.catch_warnings(record=True) as records:
         warnings.simplefilter("always")
         embedder = ShuffleDivideEmbedder(tiny_bert_path, max_epochs=2, max_time=15,
-                                         batch_size=16, lexical_weight=0, **PARAMS).fit(docs)
+                                         batch_size=16, lexical_weight=0,
+                                         **{**PARAMS, "verbose": 1}).fit(docs)
     assert steps == [10, 20]  # stopped at the end of the batch that spent the budget
+    embedder = pickle.loads(pickle.dumps(embedder))  # no progress bar left open
     assert [row["epoch"] for row in embedder.history_] == [0]
     assert embedder.best_epoch_ == 0 and embedder.stopped_by_max_time_
     assert len(_budget_warnings(records)) == 1
