@@ -23,12 +23,12 @@ from ._criteria import (
     criterion_name,
     resolve_criterion,
 )
-from ._device import resolve_device, resolve_mini_batch_size
+from ._device import resolve_device, resolve_max_epochs, resolve_mini_batch_size
 from ._distributed import AverageGradients, CrossProcessLoss, rank_and_world
 from ._encoder import save_pretrained
 from ._fingerprint import describe_params, documents_digest, fingerprint, model_digest
 from ._lexical import FusedSpace, LexicalSpace, join_words, resolve_lexical_weight, uses_words
-from ._loading import checked_max_length, load_encoder
+from ._loading import checked_max_length, load_encoder, resolve_model
 from ._objectives import OBJECTIVES, Objective, resolve_objective
 from ._positives import content_keys
 from ._precision import INFERENCE_DTYPE_OPTIONS, resolve_inference_dtype
@@ -40,7 +40,9 @@ from ._training import (
     FitState,
     ProgressBar,
     SetEpochViews,
+    TimeBudget,
     check_callbacks,
+    clock,
 )
 from ._validation import check_documents, check_selection_sample, document_chunks
 
@@ -64,7 +66,8 @@ class BaseContrastiveEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         "weight_decay": [Interval(Real, 0, None)],
         "batch_size": [Interval(Integral, 2, None)],
         "mini_batch_size": [Interval(Integral, 1, None), Options({"auto"})],
-        "max_epochs": [Interval(Integral, 0, None)],
+        "max_epochs": [Interval(Integral, 0, None), Options({"auto"})],
+        "max_time": [Interval(Real, 0, None, closed="neither"), None],
         "n_clusters": [Interval(Integral, 2, None), Options({"auto"}), None],
         "selection": [Options(set(CRITERIA)), SelectionCriterion],
         "selection_sample_size": [Interval(Integral, 2, None), None],
@@ -125,6 +128,7 @@ class BaseContrastiveEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         """Fit; return the corpus' encoder embeddings by the selected weights if the
         selection kept them (else None), and the corpus' lexical rows (None without
         words)."""
+        started = clock()
         validate_estimator_params(self)
         check_callbacks(self.callbacks)
         objective = resolve_objective(self.objective)
@@ -135,17 +139,21 @@ class BaseContrastiveEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         documents = check_documents(X)
         check_selection_sample(self.n_clusters, self.selection_sample_size, len(documents))
         objective.check(self.n_clusters, self._sample_size(len(documents)))
-        tokenizer, encoder = load_encoder(self.model_name_or_path, self.verbose)
+        self.model_name_or_path_ = resolve_model(self.model_name_or_path)
+        if self.verbose and self.model_name_or_path_ is not self.model_name_or_path:
+            tqdm.write(f"model: {self.model_name_or_path_} "
+                       f"(model_name_or_path={self.model_name_or_path!r})")
+        tokenizer, encoder = load_encoder(self.model_name_or_path_, self.verbose)
         max_length = checked_max_length(self.max_length, tokenizer, encoder,
-                                        self.model_name_or_path)
-        fit = self._begin_fit(documents, objective)
+                                        self.model_name_or_path_)
+        fit = self._begin_fit(documents, objective, started)
         if params is not None:  # every process resumes; rank 0 writes
             described = {"params": params, "documents": documents_digest(fit.documents),
                          "model": model_digest(tokenizer, encoder)}
             fit.checkpoints = CheckpointDir(self.checkpoint_dir, fingerprint(**described),
                                             described)
             if fit.rank == 0:
-                fit.checkpoints.check_writable(self.max_epochs)
+                fit.checkpoints.check_writable(fit.max_epochs)
         net = self._make_net(fit, tokenizer, encoder, max_length, objective)
         cuda = [torch.device(fit.device)] if torch.device(fit.device).type == "cuda" else []
         with torch.random.fork_rng(devices=cuda):
@@ -173,20 +181,26 @@ class BaseContrastiveEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         """Documents of the selection's sample: ``selection_sample_size``, at most all."""
         return min(self.selection_sample_size or n_documents, n_documents)
 
-    def _begin_fit(self, documents, objective):
-        """The :class:`FitState` of a fit on ``documents``: device, seed, processes, the
-        fitted positive pairs, the lexical space, the epoch selection and the
-        ``objective``'s pseudo-labels."""
+    def _begin_fit(self, documents, objective, started):
+        """The :class:`FitState` of a fit on ``documents`` begun at ``started``: device,
+        epochs, seed, processes, the fitted positive pairs, the lexical space, the epoch
+        selection and the ``objective``'s pseudo-labels."""
         rng = check_random_state(self.random_state)
         seed = int(self.random_state) if isinstance(self.random_state, Integral) else int(
             rng.randint(np.iinfo(np.int32).max))
         rank, world_size = rank_and_world()
-        fit = FitState(documents, resolve_device(self.device), seed, rank, world_size)
+        fit = FitState(documents, resolve_device(self.device), seed, rank, world_size,
+                       started=started)
+        self.max_epochs_, self.max_epochs_reason_ = resolve_max_epochs(self.max_epochs,
+                                                                       fit.device)
+        fit.max_epochs = self.max_epochs_
+        if self.verbose and rank == 0 and self.max_epochs == "auto":
+            tqdm.write(self.max_epochs_reason_)
         self.inference_dtype_ = resolve_inference_dtype(self.inference_dtype, fit.device)
         if self.batch_size < 2 * world_size:
             raise ValueError(f"batch_size={self.batch_size} leaves fewer than 2 pairs for each "
                              f"of the {world_size} processes; raise it.")
-        if self.max_epochs > 0:
+        if fit.max_epochs > 0:
             fit.positives = self._make_positives().fit(documents, seed)
             if fit.positives.n_pairs < 2 * world_size:
                 raise ValueError(
@@ -207,7 +221,7 @@ class BaseContrastiveEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         """The fit's :class:`EpochSelection`: with ``n_clusters``, its criterion scores a
         random sample of the documents in the space ``transform`` returns."""
         if self.n_clusters is None:
-            return EpochSelection(last_epoch=self.max_epochs)
+            return EpochSelection(last_epoch=fit.max_epochs)
         size = self._sample_size(len(fit.documents))
         self.selection_indices_ = np.sort(rng.permutation(len(fit.documents))[:size])
         context = SelectionContext([fit.documents[i] for i in self.selection_indices_],
@@ -216,7 +230,7 @@ class BaseContrastiveEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
             fit.lexical_rows[self.selection_indices_], self.lexical_weight, self.n_clusters,
             fit.seed)
         return EpochSelection(resolve_criterion(self.selection), context,
-                              last_epoch=self.max_epochs,
+                              last_epoch=fit.max_epochs,
                               keep_embeddings=size >= len(fit.documents), space=space)
 
     def _make_net(self, fit, tokenizer, encoder, max_length, objective):
@@ -235,6 +249,11 @@ class BaseContrastiveEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         callbacks += list(self.callbacks or [])
         if fit.checkpoints is not None and fit.rank == 0:
             callbacks.append(("checkpoint", EpochCheckpoint(fit.checkpoints, fit.stateful)))
+        if self.max_time is not None:
+            if fit.world_size > 1:  # each process would stop at its own time
+                raise ValueError("max_time is not supported across processes "
+                                 "(torch.distributed); pass max_time=None.")
+            callbacks.append(("time_budget", TimeBudget(self.max_time, fit.started, verbose)))
         loss = objective.make_loss(self.temperature)
         return ContrastiveNet(
             encoder.to(fit.device), tokenizer=tokenizer,
@@ -243,7 +262,7 @@ class BaseContrastiveEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
             amp_dtype=torch.bfloat16, inference_dtype=self.inference_dtype_,
             criterion=CrossProcessLoss(loss) if fit.world_size > 1 else loss,
             lr=self.learning_rate, optimizer__weight_decay=self.weight_decay,
-            max_epochs=self.max_epochs,
+            max_epochs=fit.max_epochs,
             callbacks=callbacks, device=fit.device,
             verbose=verbose,
         )
@@ -253,18 +272,19 @@ class BaseContrastiveEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         return whether training was interrupted."""
         start = 0
         if fit.checkpoints is not None:
-            start = fit.checkpoints.resume(net, fit.stateful, self.max_epochs)
+            start = fit.checkpoints.resume(net, fit.stateful, fit.max_epochs)
         fit.selection.begin(net, start)
         interrupted = False
-        if self.max_epochs > start and fit.selection.final():
+        if fit.max_epochs > start and fit.selection.final():
             if self.verbose and fit.rank == 0:
                 tqdm.write(f"epoch {start}: {fit.selection.name} "
                            f"{fit.selection.context.scores[start]:.4f}; the selection will "
                            "keep no later epoch: training skipped")
-        elif self.max_epochs > start:
+        elif fit.max_epochs > start:
             batches = EpochBatches(fit.positives, self.batch_size, fit.seed,
                                    content_keys(fit.documents), fit.rank, fit.world_size)
-            interrupted = net.train_epochs(batches, self.max_epochs - start)
+            interrupted = net.train_epochs(batches, fit.max_epochs - start)
+        self.stopped_by_max_time_ = getattr(net, "stop_requested_by_", None) == "time_budget"
         del net.history[fit.selection.completed:]  # the row of an unfinished epoch
         self.best_epoch_ = fit.selection.restore(net)
         self.history_ = fit.selection.history(net, criterion_name(self.selection))
@@ -278,7 +298,7 @@ class BaseContrastiveEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         where = (f" Resume it by calling fit again with checkpoint_dir="
                  f"{str(self.checkpoint_dir)!r}." if self.checkpoint_dir is not None else "")
         warnings.warn(FitInterruptedWarning(
-            f"Training was interrupted after {len(self.history_) - 1} of {self.max_epochs} "
+            f"Training was interrupted after {len(self.history_) - 1} of {self.max_epochs_} "
             f"epochs; the model holds the weights of epoch {self.best_epoch_} "
             f"(best_epoch_), which history_ describes.{where}"), stacklevel=4)
 

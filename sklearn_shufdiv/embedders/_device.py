@@ -1,5 +1,5 @@
 """What depends on the device: its name, the precision of the encoder, and the defaults
-chosen for it (mini-batch size, fused AdamW)."""
+chosen for it (epochs, mini-batch size, fused AdamW)."""
 
 from contextlib import nullcontext
 from functools import cache
@@ -31,6 +31,35 @@ def resolve_device(device):
     if parsed.type == "cuda" and not torch.cuda.is_available():
         raise ValueError(f"device={device!r} was asked for but CUDA is not available here.")
     return device
+
+
+#: ``max_epochs="auto"`` on a GPU; on a CPU it is 0. On a GPU an epoch of BBC takes
+#: 10-30 s (a whole fit 73 s against 1.3 s for the untuned transform); on 2 CPU cores an
+#: epoch takes tens of minutes, and over the five benchmark corpora training gained
+#: little or lost against the untuned encoder (``benchmarks/README.md``).
+GPU_MAX_EPOCHS = 3
+
+
+def resolve_max_epochs(max_epochs, device):
+    """``(epochs, reason)``: the epochs a fit on ``device`` trains for ``max_epochs``, and
+    why, in one line. ``"auto"`` is ``GPU_MAX_EPOCHS`` on CUDA and 0 (the untuned
+    encoder, at the cost of one embedding pass) elsewhere; an int is itself.
+
+    Examples
+    --------
+    >>> resolve_max_epochs("auto", "cpu")[0], resolve_max_epochs("auto", "cuda")[0]
+    (0, 3)
+    >>> resolve_max_epochs(2, "cpu")
+    (2, 'max_epochs=2: 2 epochs')
+    """
+    if max_epochs != "auto":
+        return max_epochs, f"max_epochs={max_epochs}: {max_epochs} epochs"
+    if torch.device(device).type == "cuda":
+        return GPU_MAX_EPOCHS, (f"max_epochs='auto' on a GPU: {GPU_MAX_EPOCHS} epochs of "
+                                "training")
+    return 0, ("max_epochs='auto' on a CPU: no training, the untuned encoder (an epoch "
+               "takes tens of minutes on a CPU and rarely beats it); pass max_epochs=N "
+               "to train")
 
 
 def resolve_mini_batch_size(mini_batch_size, device):

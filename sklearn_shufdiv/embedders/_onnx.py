@@ -3,21 +3,28 @@
 The :class:`~._encoder.MeanPoolingEncoder` (transformer and mean pooling) is exported to
 ONNX by PyTorch's exporter (``torch.onnx.export``, dynamic batch and sequence axes), its
 matrix products quantized dynamically by ONNX Runtime (``quantize_dynamic``: int8 weights,
-symmetric, one scale per output channel; uint8 activations, their range read off each
-batch), and run by an ONNX Runtime session on the CPU with torch's thread count. The
-graph is made here from the weights in memory, in a temporary folder, and loaded from
+symmetric, one scale per output channel; uint8 activations, their range read off the
+input), and run by an ONNX Runtime session on the CPU with torch's thread count, one
+window at a time (so that a window's embedding does not depend on its batch). The graph
+is made here from the weights in memory, in a temporary folder, and loaded from
 bytes: no file from elsewhere is read.
 
 ONNX Runtime, ``onnx`` and ``onnxscript`` (the exporter's) are optional dependencies,
-imported when an int8 copy is made.
+imported when an int8 copy is made. ONNX Runtime is imported with its telemetry off
+(``ORT_DISABLE_TELEMETRY=1``, unless the environment sets it): otherwise its import writes
+a device id and an event database under ``~/.cache`` and a fixed-name ``.ses`` file in the
+temporary folder, none of which the user asked for.
 """
 
+import importlib
 import logging
+import os
 import tempfile
 import warnings
 from contextlib import contextmanager
 from pathlib import Path
 
+import numpy as np
 import torch
 
 _MODULES = ("onnx", "onnxscript", "onnxruntime")
@@ -32,6 +39,14 @@ def check_onnxruntime(name="inference_dtype"):
     if missing:
         raise ImportError(f"{name}='int8' runs the encoder with ONNX Runtime, which needs "
                           f"{', '.join(missing)}: {INSTALL}; or use {name}='float32'.")
+
+
+def import_onnxruntime(module="onnxruntime"):
+    """Import ``module`` (ONNX Runtime or one of its submodules) with its telemetry off:
+    ``ORT_DISABLE_TELEMETRY`` is set to 1 unless already set, before the first import,
+    the only time it is read."""
+    os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
+    return importlib.import_module(module)
 
 
 @contextmanager
@@ -69,11 +84,11 @@ def export_onnx(encoder, path):
 def quantize_onnx(source, target):
     """Dynamic int8 quantization of the matrix products of the ONNX graph at ``source``
     into ``target`` (weights per output channel; the embedding tables stay float32)."""
-    from onnxruntime.quantization import QuantType, quantize_dynamic
-
+    quantization = import_onnxruntime("onnxruntime.quantization")
     with _quiet():
-        quantize_dynamic(str(source), str(target), per_channel=True,
-                         weight_type=QuantType.QInt8, op_types_to_quantize=["MatMul"])
+        quantization.quantize_dynamic(
+            str(source), str(target), per_channel=True,
+            weight_type=quantization.QuantType.QInt8, op_types_to_quantize=["MatMul"])
 
 
 class Int8OnnxEncoder:
@@ -88,8 +103,7 @@ class Int8OnnxEncoder:
     """
 
     def __init__(self, encoder):
-        import onnxruntime
-
+        onnxruntime = import_onnxruntime()  # before the exporter, which may import it too
         self.dim = encoder.dim
         with tempfile.TemporaryDirectory(prefix="shufdiv-onnx-") as folder:
             exported, quantized = Path(folder) / "encoder.onnx", Path(folder) / "int8.onnx"
@@ -104,6 +118,17 @@ class Int8OnnxEncoder:
                                                     providers=["CPUExecutionProvider"])
 
     def __call__(self, input_ids, attention_mask):
-        outputs = self.session.run(None, {"input_ids": input_ids.cpu().numpy(),
-                                          "attention_mask": attention_mask.cpu().numpy()})
-        return torch.from_numpy(outputs[0])
+        """Embed each row alone, at its own length (the batch is right-padded).
+
+        Dynamic quantization reads the activations' int8 scale off the whole input it is
+        given: run as one batch, a row's embedding would depend on the rows beside it
+        and on their padding. Alone, a window's embedding depends on that window only,
+        so that ``transform_iter``'s chunks, or one document embedded alone, give what
+        ``transform`` gives.
+        """
+        input_ids, lengths = input_ids.cpu().numpy(), attention_mask.sum(1).tolist()
+        mask = attention_mask.cpu().numpy()
+        rows = [self.session.run(None, {"input_ids": input_ids[i:i + 1, :length],
+                                        "attention_mask": mask[i:i + 1, :length]})[0]
+                for i, length in enumerate(lengths)]
+        return torch.from_numpy(np.concatenate(rows))

@@ -10,7 +10,8 @@ on a copy of the encoder in a reduced precision, made from the current weights:
     bfloat16 is emulated and slower than float32, so it is refused.
 ``"int8"``
     The encoder exported to ONNX and its matrix products quantized dynamically to int8
-    (weights per output channel, activations per batch), run by ONNX Runtime on the CPU:
+    (weights per output channel, activations per window: a window's embedding does not
+    depend on its batch), run by ONNX Runtime on the CPU:
     the optional dependencies ``onnx``, ``onnxscript`` and ``onnxruntime``
     (``pip install sklearn-shufdiv[int8]``).
 

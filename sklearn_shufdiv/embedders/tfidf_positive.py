@@ -63,10 +63,11 @@ class TfidfPositiveEmbedder(BaseContrastiveEmbedder):
         "exclude_duplicates": ["boolean"],
     }
 
-    def __init__(self, model_name_or_path="bert-base-uncased", *, max_length=None,
+    def __init__(self, model_name_or_path="auto", *, max_length=None,
                  max_windows=16, lexical_weight=0.5, lexical_components=100,
                  objective="nt-xent", temperature=0.2, learning_rate=3e-5, weight_decay=0.01,
-                 batch_size=320, mini_batch_size="auto", max_epochs=3, n_clusters=None,
+                 batch_size=320, mini_batch_size="auto", max_epochs="auto", max_time=None,
+                 n_clusters=None,
                  selection="untuned-silhouette", selection_sample_size=5000, normalize=True,
                  device="auto", inference_dtype="auto",
                  checkpoint_dir=None, random_state=None, verbose=1,
@@ -83,6 +84,7 @@ class TfidfPositiveEmbedder(BaseContrastiveEmbedder):
         self.batch_size = batch_size
         self.mini_batch_size = mini_batch_size
         self.max_epochs = max_epochs
+        self.max_time = max_time
         self.n_clusters = n_clusters
         self.selection = selection
         self.selection_sample_size = selection_sample_size
