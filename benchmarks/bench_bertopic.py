@@ -34,8 +34,7 @@ import numpy as np
 from sklearn.metrics import adjusted_mutual_info_score
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _corpora import add_corpus_arguments, load_corpora  # noqa: E402
-from bench_n_clusters import RESULTS, default_space  # noqa: E402
+from lab.corpora import RESULTS, add_corpus_arguments, default_space, load_corpora  # noqa: E402
 
 from sklearn_shufdiv import clustering_accuracy  # noqa: E402
 from sklearn_shufdiv.cluster import SphericalKMeans  # noqa: E402

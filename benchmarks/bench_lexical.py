@@ -29,8 +29,16 @@ import time
 from pathlib import Path
 
 import numpy as np
-from _corpora import add_corpus_arguments, corpus_names
-from bench_windows import REPO_ROOT, bag_of_words, frozen, load, merge_summary, score
+from lab.corpora import (
+    RESULTS,
+    add_corpus_arguments,
+    bag_of_words,
+    corpus_names,
+    frozen_encoder,
+    load_corpus,
+    score,
+)
+from lab.reports import merge_summary
 
 from sklearn_shufdiv.embedders import LexicalSpace, choose_lexical_weight, fuse
 
@@ -42,7 +50,7 @@ def parse_args(argv=None):
     parser.add_argument("--seeds", type=int, default=5)
     parser.add_argument("--mini-batch-size", type=int, default=32)
     parser.add_argument("--out", type=Path,
-                        default=REPO_ROOT / "benchmarks" / "results")
+                        default=RESULTS)
     parser.add_argument("--resume", action="store_true")
     return parser.parse_args(argv)
 
@@ -54,7 +62,7 @@ def encoder_space(name, docs, args):
         if len(embeddings) == len(docs):
             return embeddings
     start = time.perf_counter()
-    embeddings = frozen(128, 16, args).transform(docs)
+    embeddings = frozen_encoder(128, 16).transform(docs)
     print(f"  {name}: {len(docs)} documents embedded in {time.perf_counter() - start:.0f} s",
           flush=True)
     np.save(cache, embeddings)
@@ -62,7 +70,7 @@ def encoder_space(name, docs, args):
 
 
 def run_corpus(name, args):
-    docs, y = load(name, args)
+    docs, y, _ = load_corpus(name, args.data_home, args.corpora_dir, args.news_docs)
     embeddings = encoder_space(name, docs, args)
     lexical = LexicalSpace(100, random_state=0).fit(docs).transform(docs)
     spaces = dict(bag_of_words(docs))
