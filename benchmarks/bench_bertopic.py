@@ -25,7 +25,6 @@ Usage (from the repository root; needs the ``benchmark`` extra's ``bertopic``)::
 """
 
 import argparse
-import json
 import sys
 import time
 from pathlib import Path
@@ -34,8 +33,8 @@ import numpy as np
 from sklearn.metrics import adjusted_mutual_info_score
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _corpora import add_corpus_arguments, load_corpora  # noqa: E402
-from bench_n_clusters import RESULTS, default_space  # noqa: E402
+from lab.corpora import RESULTS, add_corpus_arguments, default_space, load_corpora  # noqa: E402
+from lab.reports import add_resume_argument, previous, write_json, write_markdown  # noqa: E402
 
 from sklearn_shufdiv import clustering_accuracy  # noqa: E402
 from sklearn_shufdiv.cluster import SphericalKMeans  # noqa: E402
@@ -114,8 +113,7 @@ def table(results):
 
 
 def write(results, args):
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    (RESULTS / "bertopic.json").write_text(json.dumps(results, indent=1))
+    write_json(RESULTS / "bertopic.json", results)
     lines = [
         "# BERTopic and SphericalKMeans on the same embeddings",
         "",
@@ -129,23 +127,21 @@ def write(results, args):
         "",
         *table(results),
     ]
-    (RESULTS / "bertopic.md").write_text("\n".join(lines) + "\n")
+    write_markdown(RESULTS / "bertopic.md", "\n".join(lines))
 
 
 def main():
     parser = add_corpus_arguments(argparse.ArgumentParser(description=__doc__.split("\n")[0]))
     parser.add_argument("--seeds", type=int, default=5)
-    parser.add_argument("--resume", action="store_true",
-                        help="keep the corpora already in bertopic.json (same --seeds)")
+    add_resume_argument(parser, "the corpora already in bertopic.json (same --seeds)")
     args = parser.parse_args()
     import bertopic
 
     warm_up()
     results = {"seeds": args.seeds, "bertopic": bertopic.__version__, "corpora": {}}
-    if args.resume and (RESULTS / "bertopic.json").is_file():
-        results = json.loads((RESULTS / "bertopic.json").read_text())
-        if results["seeds"] != args.seeds:
-            raise SystemExit(f"--resume: bertopic.json has {results['seeds']} seeds")
+    results = previous(RESULTS / "bertopic.json", args.resume, results)
+    if results["seeds"] != args.seeds:
+        raise SystemExit(f"--resume: bertopic.json has {results['seeds']} seeds")
     for name, (docs, y, _) in load_corpora(args).items():
         if name in results["corpora"]:
             continue

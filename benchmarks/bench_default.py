@@ -32,7 +32,7 @@ import time
 from pathlib import Path
 
 import numpy as np
-from _corpora import (
+from lab.corpora import (
     REPO_ROOT,
     add_corpus_arguments,
     baselines,

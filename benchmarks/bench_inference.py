@@ -64,7 +64,7 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import numpy as np  # noqa: E402
-from _corpora import add_corpus_arguments  # noqa: E402
+from lab.corpora import add_corpus_arguments  # noqa: E402
 
 RESULTS = Path(__file__).resolve().parent / "results"
 MAX_LENGTH, MAX_WINDOWS, BATCH = 128, 16, 32
@@ -97,8 +97,7 @@ def reset_peak_rss():
 
 def environment():
     import torch
-
-    from sklearn_shufdiv.embedders._precision import cpu_has_bfloat16
+    from lab.internals import cpu_has_bfloat16
 
     return dict(platform=platform.platform(), processor=platform.processor(),
                 cpus=os.cpu_count(), torch=torch.__version__,
@@ -173,10 +172,8 @@ class OnnxPeer:
 def make_runners(model_path, tokenizer, encoder, folder):
     """``{name: (make, run)}``: ``make()`` builds what ``run(docs, texts, windows)`` uses
     (returns per-document embeddings)."""
+    from lab.internals import check_inference_dtype, encode
     from sentence_transformers import SentenceTransformer
-
-    from sklearn_shufdiv.embedders._encoder import encode
-    from sklearn_shufdiv.embedders._precision import check_inference_dtype
 
     def package(dtype):
         def run(state, docs, texts, windows):
@@ -184,7 +181,7 @@ def make_runners(model_path, tokenizer, encoder, folder):
                           device="cpu", dtype=dtype, max_windows=MAX_WINDOWS)
 
         def make():
-            from sklearn_shufdiv.embedders._precision import inference_encoder
+            from lab.internals import inference_encoder
 
             return inference_encoder(encoder.eval(), dtype, "cpu")  # the int8 copy, kept
         return make, run
@@ -219,7 +216,7 @@ def make_runners(model_path, tokenizer, encoder, folder):
 def speed_corpora(args):
     """``{name: docs}``: ``--bbc-docs`` whole BBC articles and ``--news-docs`` 20 Newsgroups
     posts, each a seeded random sample."""
-    from _corpora import load_corpus
+    from lab.corpora import load_corpus
 
     out = {}
     for name, count in (("bbc", args.bbc_docs), ("20news", args.news_docs_speed)):
@@ -309,7 +306,7 @@ def run_speed(args):
 
 def cut(tokenizer, docs):
     """The documents' windows, and their texts decoded for the peers."""
-    from sklearn_shufdiv.embedders._windows import cut_windows
+    from lab.internals import cut_windows
 
     windows = cut_windows(tokenizer, docs, MAX_LENGTH, max_windows=MAX_WINDOWS)
     return windows, [tokenizer.decode(ids, skip_special_tokens=True)
@@ -340,7 +337,7 @@ def print_speed(corpus, outcome, made):
 
 
 def default_model_path():
-    from _corpora import default_model
+    from lab.corpora import default_model
 
     return default_model()
 
@@ -349,7 +346,7 @@ def default_model_path():
 def encoder_space(embedder, docs, dtype):
     """The fitted embedder's encoder embeddings of ``docs`` (before the lexical join)
     computed in ``dtype``."""
-    from sklearn_shufdiv.embedders._encoder import encode
+    from lab.internals import encode
 
     net = embedder.net_
     return encode(net.module_, net.tokenizer, docs, max_length=MAX_LENGTH,
@@ -366,7 +363,7 @@ def default_space(embedder, encoder_rows, lexical_rows):
 
 
 def quality_corpus(name, docs, y, dtypes, seeds):
-    from _corpora import frozen_embeddings, score
+    from lab.corpora import frozen_embeddings, score
 
     from sklearn_shufdiv import ShuffleDivideEmbedder
 
@@ -398,9 +395,8 @@ def quality_corpus(name, docs, y, dtypes, seeds):
 
 
 def run_quality(args, previous):
-    from _corpora import corpus_names, load_corpus
-
-    from sklearn_shufdiv.embedders._precision import check_inference_dtype
+    from lab.corpora import corpus_names, load_corpus
+    from lab.internals import check_inference_dtype
 
     dtypes = ["float32"]
     for dtype in DTYPES[1:]:
@@ -428,7 +424,7 @@ TRAIN_CASES = [dict(max_length=128, pairs=16, mini_batch_size=32),
 
 def run_training(args):
     import torch
-    from bench_embedder import load_views, make_net, pair_batch
+    from lab.engine import load_views, make_net, pair_batch
 
     model_path = default_model_path()
     _, pairs, permutation = load_views(1000)

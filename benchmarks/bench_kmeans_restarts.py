@@ -45,7 +45,7 @@ import time
 from pathlib import Path
 
 import numpy as np
-from _corpora import default_model
+from lab.corpora import default_model
 from sklearn.decomposition import TruncatedSVD
 from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.metrics import adjusted_mutual_info_score

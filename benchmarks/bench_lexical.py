@@ -24,13 +24,20 @@ The corpora are read from scikit-learn's data home (``SCIKIT_LEARN_DATA``, or
 """
 
 import argparse
-import json
 import time
 from pathlib import Path
 
 import numpy as np
-from _corpora import add_corpus_arguments, corpus_names
-from bench_windows import REPO_ROOT, bag_of_words, frozen, load, merge_summary, score
+from lab.corpora import (
+    RESULTS,
+    add_corpus_arguments,
+    bag_of_words,
+    corpus_names,
+    frozen_encoder,
+    load_corpus,
+    score,
+)
+from lab.reports import add_resume_argument, merge_summary, previous, write_json, write_markdown
 
 from sklearn_shufdiv.embedders import LexicalSpace, choose_lexical_weight, fuse
 
@@ -42,8 +49,8 @@ def parse_args(argv=None):
     parser.add_argument("--seeds", type=int, default=5)
     parser.add_argument("--mini-batch-size", type=int, default=32)
     parser.add_argument("--out", type=Path,
-                        default=REPO_ROOT / "benchmarks" / "results")
-    parser.add_argument("--resume", action="store_true")
+                        default=RESULTS)
+    add_resume_argument(parser, "the corpora whose lexical_<corpus>.json is there")
     return parser.parse_args(argv)
 
 
@@ -54,7 +61,7 @@ def encoder_space(name, docs, args):
         if len(embeddings) == len(docs):
             return embeddings
     start = time.perf_counter()
-    embeddings = frozen(128, 16, args).transform(docs)
+    embeddings = frozen_encoder(128, 16).transform(docs)
     print(f"  {name}: {len(docs)} documents embedded in {time.perf_counter() - start:.0f} s",
           flush=True)
     np.save(cache, embeddings)
@@ -62,7 +69,7 @@ def encoder_space(name, docs, args):
 
 
 def run_corpus(name, args):
-    docs, y = load(name, args)
+    docs, y, _ = load_corpus(name, args.data_home, args.corpora_dir, args.news_docs)
     embeddings = encoder_space(name, docs, args)
     lexical = LexicalSpace(100, random_state=0).fit(docs).transform(docs)
     spaces = dict(bag_of_words(docs))
@@ -82,7 +89,7 @@ def run_corpus(name, args):
         print(f"| {name} ({len(docs)}) | {space_name} | {result['acc_mean']:.4f} ± "
               f"{result['acc_std']:.4f} | {result['ami_mean']:.4f} ± {result['ami_std']:.4f} |",
               flush=True)
-    (args.out / f"lexical_{name}.json").write_text(json.dumps(rows, indent=1))
+    write_json(args.out / f"lexical_{name}.json", rows)
     return rows
 
 
@@ -129,18 +136,16 @@ def main(argv=None):
     args.out.mkdir(parents=True, exist_ok=True)
     all_rows = []
     for name in corpus_names(args.corpora):
-        path = args.out / f"lexical_{name}.json"
-        if args.resume and path.exists():
-            all_rows.append(json.loads(path.read_text()))
-            continue
-        all_rows.append(run_corpus(name, args))
+        all_rows.append(previous(args.out / f"lexical_{name}.json", args.resume)
+                        or run_corpus(name, args))
     lines = ["| corpus | space | ACC | AMI |", "|---|---|---|---|"]
     for rows in all_rows:
         for r in rows:
             lines.append(f"| {r['corpus']} ({r['n_docs']}) | {r['space']} | "
                          f"{r['acc_mean']:.3f} ± {r['acc_std']:.3f} | "
                          f"{r['ami_mean']:.3f} ± {r['ami_std']:.3f} |")
-    (args.out / "lexical.md").write_text(
+    write_markdown(
+        args.out / "lexical.md",
         "# The encoder fused with the corpus' LSA space\n\nFrozen MiniLM-L6, windows of 128 "
         "tokens (at most 16), spherical k-means best of 10 runs, mean ± std over "
         f"{args.seeds} seeds. `python benchmarks/bench_lexical.py --corpora {args.corpora} "

@@ -36,28 +36,17 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics import adjusted_mutual_info_score
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _corpora import (  # noqa: E402
-    REPO_ROOT,
+from lab.corpora import (  # noqa: E402
+    LEXICAL_WEIGHT,
+    RESULTS,
     add_corpus_arguments,
-    frozen_embeddings,
+    default_space,
     load_corpora,
 )
 from lab.k_criteria import CRITERIA  # noqa: E402
 
 from sklearn_shufdiv import clustering_accuracy  # noqa: E402
 from sklearn_shufdiv.cluster import SphericalKMeans, choose_n_clusters  # noqa: E402
-
-RESULTS = REPO_ROOT / "benchmarks" / "results"
-LEXICAL_WEIGHT = 0.5
-
-
-def default_space(name, docs):
-    """The package's default embedding space of ``docs``: the frozen encoder's embeddings
-    (cached) fused with the corpus' LSA space (100 components, seed 0) at weight 0.5."""
-    from sklearn_shufdiv.embedders import LexicalSpace, fuse
-
-    lexical = LexicalSpace(100, random_state=0).fit(docs).transform(docs)
-    return fuse(frozen_embeddings(name, docs), lexical, LEXICAL_WEIGHT)
 
 
 def within_goal(k, true_k):

@@ -27,8 +27,8 @@ import time
 from pathlib import Path
 
 import numpy as np
-from _corpora import REPO_ROOT, add_corpus_arguments, baselines, default_model, load_corpora
-from _corpora import score as corpus_score
+from lab.corpora import REPO_ROOT, add_corpus_arguments, baselines, default_model, load_corpora
+from lab.corpora import score as corpus_score
 from sklearn.model_selection import train_test_split
 
 from sklearn_shufdiv import ShuffleDivideEmbedder

@@ -33,12 +33,13 @@ import time
 from pathlib import Path
 
 import numpy as np
+from lab.internals import scaled_rows, spherical_kmeans_plusplus, unit_rows
 from sklearn.cluster import KMeans, kmeans_plusplus
 from sklearn.datasets import fetch_20newsgroups, make_blobs
 from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.metrics import adjusted_rand_score
 
-from sklearn_shufdiv.cluster import SphericalKMeans, _numerics, _seeding
+from sklearn_shufdiv.cluster import SphericalKMeans
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
@@ -66,7 +67,7 @@ def load_20newsgroups_tfidf(data_home):
 
 def objective(X, centers, labels):
     """Mean cosine similarity of each row to its assigned centroid (a zero row counts 0)."""
-    inv_norm = _numerics.scaled_rows(X)[1]
+    inv_norm = scaled_rows(X)[1]
     unit = centers / np.linalg.norm(centers, axis=1, keepdims=True)
     similarity = np.asarray(X.multiply(unit[labels]).sum(axis=1)).ravel() if hasattr(
         X, "multiply") else np.einsum("ij,ij->i", X, unit[labels].astype(X.dtype))
@@ -105,9 +106,9 @@ def fit_faiss(X, k, max_iter, seed, with_labels=True):
 
 def seeders(X, k, seed):
     """The seeding step of each method, to time it apart (faiss seeds by sampling rows)."""
-    inv_norm, weights = _numerics.scaled_rows(X)[1], np.ones(X.shape[0], X.dtype)
+    inv_norm, weights = scaled_rows(X)[1], np.ones(X.shape[0], X.dtype)
     return {
-        "SphericalKMeans": lambda: _seeding.kmeans_plusplus(
+        "SphericalKMeans": lambda: spherical_kmeans_plusplus(
             X, inv_norm, weights, k, np.random.RandomState(seed)),
         "KMeans (unit rows)": lambda: kmeans_plusplus(X, k, random_state=seed),
     }
@@ -118,7 +119,7 @@ def time_methods(X, k, args, methods):
     jobs = {name: lambda fit=fit: fit(X, k, args.max_iter, args.seed)
             for name, fit in methods.items()}
     jobs.update({f"seed: {name}": seed for name, seed in seeders(X, k, args.seed).items()})
-    centers = _seeding._unit_rows_at(X, _numerics.scaled_rows(X)[1], np.arange(k))
+    centers = unit_rows(X, scaled_rows(X)[1], np.arange(k))
     jobs["X @ C.T"] = lambda: X @ centers.T  # the reference product, timed alongside
     times, fitted = {name: [] for name in jobs}, {}
     for _ in range(args.repeats):  # interleaved, so that a burst of load hits every method

@@ -31,7 +31,7 @@ from pathlib import Path
 import _view_criteria as vc
 import _view_levers as vl
 import numpy as np
-from _corpora import (
+from lab.corpora import (
     REPO_ROOT,
     add_corpus_arguments,
     bag_of_words,

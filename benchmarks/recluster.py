@@ -15,6 +15,7 @@ import json
 from pathlib import Path
 
 import numpy as np
+from lab.corpora import load_dataset
 from sklearn.metrics import adjusted_mutual_info_score
 
 from sklearn_shufdiv import SphericalKMeans, clustering_accuracy
@@ -27,12 +28,10 @@ def main(argv=None):
     parser.add_argument("--n-init", type=int, default=10)
     args = parser.parse_args(argv)
 
-    import reproduce  # the same loading and subsampling as the run
-
     saved = json.loads(Path(f"{args.stem}.json").read_text())
-    run_args = reproduce.parse_args([])
-    vars(run_args).update(saved["args"])
-    _, y, names = reproduce.load(run_args)
+    run = saved["args"]  # the same loading and subsampling as the run
+    _, y, names = load_dataset(run.get("corpus", "bbc"), run.get("data_home"),
+                               run.get("n_docs"))
     print(f"{Path(args.stem).name}: {len(y)} documents; {args.kmeans_seeds} k-means seeds, "
           f"best of {args.n_init} runs each")
     print("| method | run seed | ACC | AMI |\n|---|---|---|---|")

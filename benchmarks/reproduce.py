@@ -31,7 +31,9 @@ from pathlib import Path
 
 import numpy as np
 import torch
-from bench_windows import merge_summary
+from lab.corpora import load_dataset
+from lab.internals import resolve_criterion
+from lab.reports import merge_summary
 from sklearn.decomposition import TruncatedSVD
 from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.metrics import adjusted_mutual_info_score, silhouette_score
@@ -44,7 +46,6 @@ from sklearn_shufdiv import (
     SphericalKMeans,
     TfidfPositiveEmbedder,
     clustering_accuracy,
-    datasets,
 )
 from sklearn_shufdiv.embedders import (
     ClusterNegatives,
@@ -55,14 +56,8 @@ from sklearn_shufdiv.embedders import (
     choose_lexical_weight,
     fuse,
 )
-from sklearn_shufdiv.embedders._criteria import resolve_criterion
 
-LOADERS = {
-    "bbc": datasets.fetch_bbc,
-    "bbcsport": datasets.fetch_bbcsport,
-    "20news": datasets.fetch_20newsgroups_clean,
-    "reuters": datasets.fetch_reuters21578,
-}
+LOADERS = ("bbc", "bbcsport", "20news", "reuters")
 
 
 def default_model():
@@ -211,16 +206,8 @@ def objective_before(saved):
 
 
 def load(args):
-    bunch = LOADERS[args.corpus](data_home=args.data_home, download_if_missing=False)
-    docs, y = list(bunch.data), np.asarray(bunch.target)
-    if args.n_docs and args.n_docs < len(docs):
-        from sklearn.model_selection import train_test_split
-
-        keep, _ = train_test_split(np.arange(len(docs)), train_size=args.n_docs,
-                                   stratify=y, random_state=0)
-        keep = np.sort(keep)
-        docs, y = [docs[i] for i in keep], y[keep]
-    return docs, y, list(bunch.target_names)
+    """``(docs, y, class_names)`` of ``--corpus`` (a stratified sample of ``--n-docs``)."""
+    return load_dataset(args.corpus, args.data_home, args.n_docs)
 
 
 def scores(y, labels, space):

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "benchmarks" / "results_table.py"
 
 BBC = {"method": "default", "corpus": "bbc", "n_docs": 2225, "seeds": 5,

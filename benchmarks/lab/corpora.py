@@ -44,7 +44,11 @@ CORPORA = ("bbc", "reuters", "20news", "webkb4", "classic3")
 ZIP_CORPORA = ("webkb4", "classic3")
 #: 20 Newsgroups is measured on a stratified sample of this many posts (0: all).
 NEWS_DOCS = 4000
-REPO_ROOT = Path(__file__).resolve().parent.parent
+REPO_ROOT = Path(__file__).resolve().parents[2]
+#: Where the scripts write their results (JSON, markdown, figures).
+RESULTS = REPO_ROOT / "benchmarks" / "results"
+#: The weight of the corpus' LSA space in the package's default joined space.
+LEXICAL_WEIGHT = 0.5
 
 
 def add_corpus_arguments(parser, default="bbc,reuters,20news,webkb4,classic3"):
@@ -95,6 +99,30 @@ def _read_zip(path):
     return docs, y, classes
 
 
+def subsample(docs, y, n_docs):
+    """A stratified sample of ``n_docs`` documents (seed 0), in corpus order; all of them
+    where ``n_docs`` is 0, None or at least their number."""
+    if not n_docs or n_docs >= len(docs):
+        return docs, y
+    keep, _ = train_test_split(np.arange(len(docs)), train_size=n_docs, stratify=y,
+                               random_state=0)
+    keep = np.sort(keep)
+    return [docs[i] for i in keep], y[keep]
+
+
+def load_dataset(name, data_home=None, n_docs=None):
+    """``(docs, y, class_names)`` of one of the package's datasets (``bbc``, ``bbcsport``,
+    ``20news``, ``reuters``; no download), a stratified sample of ``n_docs`` of them."""
+    from sklearn_shufdiv import datasets
+
+    loader = {"bbc": datasets.fetch_bbc, "bbcsport": datasets.fetch_bbcsport,
+              "20news": datasets.fetch_20newsgroups_clean,
+              "reuters": datasets.fetch_reuters21578}[name]
+    bunch = loader(data_home=data_home, download_if_missing=False)
+    docs, y = subsample(list(bunch.data), np.asarray(bunch.target), n_docs)
+    return docs, y, list(bunch.target_names)
+
+
 def load_corpus(name, data_home=None, corpora_dir=None, news_docs=NEWS_DOCS):
     """``(docs, y, class_names)`` of one benchmark corpus (no download)."""
     if name in ZIP_CORPORA:
@@ -109,11 +137,8 @@ def load_corpus(name, data_home=None, corpora_dir=None, news_docs=NEWS_DOCS):
               "20news": fetch_20newsgroups_clean}[name]
     bunch = loader(data_home=data_home, download_if_missing=False)
     docs, y = list(bunch.data), np.asarray(bunch.target)
-    if name == "20news" and news_docs and news_docs < len(docs):
-        keep, _ = train_test_split(np.arange(len(docs)), train_size=news_docs,
-                                   stratify=y, random_state=0)
-        keep = np.sort(keep)
-        docs, y = [docs[i] for i in keep], y[keep]
+    if name == "20news":
+        docs, y = subsample(docs, y, news_docs)
     return docs, y, list(bunch.target_names)
 
 
@@ -142,8 +167,7 @@ def bag_of_words(docs):
 
 
 def _cache_dir():
-    return Path(os.environ.get("SHUFDIV_BENCH_CACHE",
-                               REPO_ROOT / "benchmarks" / "results" / "cache"))
+    return Path(os.environ.get("SHUFDIV_BENCH_CACHE", RESULTS / "cache"))
 
 
 def _digest(docs, model):
@@ -202,3 +226,24 @@ def baselines(name, docs, y, seeds=5):
     spaces = bag_of_words(docs)
     spaces["frozen"] = frozen_embeddings(name, docs)
     return {view: score(space, y, seeds) for view, space in spaces.items()}
+
+
+def default_space(name, docs):
+    """The package's default embedding space of ``docs`` without training: the frozen
+    encoder's embeddings (cached) joined with the corpus' LSA space (100 components, seed 0)
+    at weight :data:`LEXICAL_WEIGHT`."""
+    from lab.internals import LexicalSpace, fuse
+
+    lexical = LexicalSpace(100, random_state=0).fit(docs).transform(docs)
+    return fuse(frozen_embeddings(name, docs), lexical, LEXICAL_WEIGHT)
+
+
+def frozen_encoder(max_length, max_windows, mini_batch_size=32, model=None):
+    """The untuned encoder as the package embeds with it (``fit`` loads it; nothing
+    trains), alone (``lexical_weight=0``), on the CPU."""
+    from sklearn_shufdiv import ShuffleDivideEmbedder
+
+    return ShuffleDivideEmbedder(model or default_model(), max_epochs=0,
+                                 max_length=max_length, max_windows=max_windows,
+                                 lexical_weight=0, mini_batch_size=mini_batch_size,
+                                 device="cpu", verbose=0).fit(["a first text.", "a second."])
