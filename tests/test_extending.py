@@ -1,6 +1,6 @@
-"""Extensions through the public protocols only: a number-of-clusters criterion of one's
-own (``k_selection=``) and a training objective of one's own (``objective=``), used by
-value without touching the package."""
+"""Extensions through the public protocols only: a number-of-clusters criterion
+(``k_selection=``), a training objective (``objective=``) and an epoch-selection
+criterion (``selection=``) of one's own, used by value without touching the package."""
 
 import pickle
 
@@ -9,7 +9,12 @@ import pytest
 from sklearn.base import clone
 
 from sklearn_shufdiv.cluster import NClustersCriterion, SphericalKMeans, choose_n_clusters
-from sklearn_shufdiv.embedders import NTXent, Objective, ShuffleDivideEmbedder
+from sklearn_shufdiv.embedders import (
+    NTXent,
+    Objective,
+    SelectionCriterion,
+    ShuffleDivideEmbedder,
+)
 
 TINY = dict(max_epochs=1, batch_size=8, mini_batch_size=8, max_length=32, random_state=0,
             verbose=0, n_clusters=None)
@@ -129,3 +134,24 @@ def test_an_objective_of_ones_own_is_a_parameter(tiny_bert_path, corpus):
     with pytest.raises(ValueError, match=r"objective=ScaledTemperature\(factor=0\).*positive"):
         ShuffleDivideEmbedder(tiny_bert_path, objective=ScaledTemperature(0),
                               **TINY).fit(docs)
+
+
+# -- an epoch-selection criterion ------------------------------------------------------
+class Latest(SelectionCriterion):
+    """Always keep the last epoch (the epoch number as score)."""
+
+    name = "latest"
+
+    def score(self, candidate, context):
+        return float(candidate.epoch)
+
+
+def test_a_selection_criterion_of_ones_own_keeps_its_epoch(tiny_bert_path, corpus):
+    docs, _ = corpus
+    criterion = Latest()
+    embedder = ShuffleDivideEmbedder(tiny_bert_path, selection=criterion,
+                                     **{**TINY, "max_epochs": 2, "n_clusters": 4}).fit(docs)
+    assert [row["latest"] for row in embedder.history_] == [0.0, 1.0, 2.0]
+    assert [row["selection_score"] for row in embedder.history_] == [0.0, 1.0, 2.0]
+    assert embedder.best_epoch_ == 2
+    assert isinstance(embedder.selection_, Latest) and embedder.selection_ is not criterion
