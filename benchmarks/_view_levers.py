@@ -20,7 +20,7 @@ from sklearn.neighbors import NearestNeighbors
 
 from sklearn_shufdiv import SphericalKMeans
 from sklearn_shufdiv.cluster import cluster_on_sphere
-from sklearn_shufdiv.embedders._criteria import silhouette_or_worst
+from sklearn_shufdiv.embedders._training._criteria import silhouette_or_worst
 
 
 def unit(rows):

@@ -98,7 +98,7 @@ def reset_peak_rss():
 def environment():
     import torch
 
-    from sklearn_shufdiv.embedders._precision import cpu_has_bfloat16
+    from sklearn_shufdiv.embedders._encoder._precision import cpu_has_bfloat16
 
     return dict(platform=platform.platform(), processor=platform.processor(),
                 cpus=os.cpu_count(), torch=torch.__version__,
@@ -175,8 +175,8 @@ def make_runners(model_path, tokenizer, encoder, folder):
     (returns per-document embeddings)."""
     from sentence_transformers import SentenceTransformer
 
-    from sklearn_shufdiv.embedders._encoder import encode
-    from sklearn_shufdiv.embedders._precision import check_inference_dtype
+    from sklearn_shufdiv.embedders._encoder._pooling import encode
+    from sklearn_shufdiv.embedders._encoder._precision import check_inference_dtype
 
     def package(dtype):
         def run(state, docs, texts, windows):
@@ -184,7 +184,7 @@ def make_runners(model_path, tokenizer, encoder, folder):
                           device="cpu", dtype=dtype, max_windows=MAX_WINDOWS)
 
         def make():
-            from sklearn_shufdiv.embedders._precision import inference_encoder
+            from sklearn_shufdiv.embedders._encoder._precision import inference_encoder
 
             return inference_encoder(encoder.eval(), dtype, "cpu")  # the int8 copy, kept
         return make, run
@@ -309,7 +309,7 @@ def run_speed(args):
 
 def cut(tokenizer, docs):
     """The documents' windows, and their texts decoded for the peers."""
-    from sklearn_shufdiv.embedders._windows import cut_windows
+    from sklearn_shufdiv.embedders._encoder._windows import cut_windows
 
     windows = cut_windows(tokenizer, docs, MAX_LENGTH, max_windows=MAX_WINDOWS)
     return windows, [tokenizer.decode(ids, skip_special_tokens=True)
@@ -349,7 +349,7 @@ def default_model_path():
 def encoder_space(embedder, docs, dtype):
     """The fitted embedder's encoder embeddings of ``docs`` (before the lexical join)
     computed in ``dtype``."""
-    from sklearn_shufdiv.embedders._encoder import encode
+    from sklearn_shufdiv.embedders._encoder._pooling import encode
 
     net = embedder.net_
     return encode(net.module_, net.tokenizer, docs, max_length=MAX_LENGTH,
@@ -400,7 +400,7 @@ def quality_corpus(name, docs, y, dtypes, seeds):
 def run_quality(args, previous):
     from _corpora import corpus_names, load_corpus
 
-    from sklearn_shufdiv.embedders._precision import check_inference_dtype
+    from sklearn_shufdiv.embedders._encoder._precision import check_inference_dtype
 
     dtypes = ["float32"]
     for dtype in DTYPES[1:]:

@@ -44,7 +44,7 @@ from _corpora import (
 
 from sklearn_shufdiv.cluster import clustering_stability
 from sklearn_shufdiv.embedders import LexicalSpace
-from sklearn_shufdiv.embedders._views import choose_view_weights, join_views
+from sklearn_shufdiv.embedders._spaces._views import choose_view_weights, join_views
 
 
 def views_lever(top=0.9, sample_size=5000):

@@ -55,7 +55,7 @@ from sklearn_shufdiv.embedders import (
     choose_lexical_weight,
     fuse,
 )
-from sklearn_shufdiv.embedders._criteria import resolve_criterion
+from sklearn_shufdiv.embedders._training._criteria import resolve_criterion
 
 LOADERS = {
     "bbc": datasets.fetch_bbc,

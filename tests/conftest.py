@@ -122,16 +122,16 @@ def tiny_roberta_path(tmp_path_factory, corpus):
 @pytest.fixture
 def embed_calls(monkeypatch):
     """The number of texts of every ``ContrastiveNet.embed`` call, in order."""
-    from sklearn_shufdiv.embedders import _training
+    from sklearn_shufdiv.embedders._training import _engine
 
     calls = []
-    embed = _training.ContrastiveNet.embed
+    embed = _engine.ContrastiveNet.embed
 
     def spy(net, texts, *args, **kwargs):
         calls.append(len(texts))
         return embed(net, texts, *args, **kwargs)
 
-    monkeypatch.setattr(_training.ContrastiveNet, "embed", spy)
+    monkeypatch.setattr(_engine.ContrastiveNet, "embed", spy)
     return calls
 
 
@@ -143,7 +143,7 @@ def interrupt_at(monkeypatch):
     ``install.steps["n"]`` counts the training steps attempted since (each call,
     interrupted or not).
     """
-    from sklearn_shufdiv.embedders._training import ContrastiveNet
+    from sklearn_shufdiv.embedders._training._engine import ContrastiveNet
 
     step = ContrastiveNet.train_step_single
     steps = {"n": 0}

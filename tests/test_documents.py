@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from sklearn_shufdiv import ShuffleDivideEmbedder
-from sklearn_shufdiv.embedders._validation import check_documents
+from sklearn_shufdiv.embedders._text._validation import check_documents
 
 DOCS = ["First document. It has sentences.", "Second one. Also short."]
 

@@ -19,8 +19,8 @@ from sklearn_shufdiv.embedders import (
     ShuffleDivideEmbedder,
     SilhouetteCriterion,
     TfidfPositiveEmbedder,
-    _training,
 )
+from sklearn_shufdiv.embedders._training import _engine
 
 SMALL = dict(max_epochs=2, batch_size=8, mini_batch_size=6, max_length=32, random_state=0,
              verbose=0)
@@ -152,7 +152,7 @@ def test_verbose_zero_is_silent(tiny_bert_path, corpus, capsys):
 
 def test_max_epochs_zero_is_the_frozen_encoder(tiny_bert_path, corpus):
     from sklearn_shufdiv.embedders import load_encoder
-    from sklearn_shufdiv.embedders._encoder import encode
+    from sklearn_shufdiv.embedders._encoder._pooling import encode
 
     docs, _ = corpus
     frozen = ShuffleDivideEmbedder(tiny_bert_path, inference_dtype="float32",
@@ -289,14 +289,14 @@ def test_duplicate_documents_are_never_negatives_of_each_other(tiny_bert_path, c
     docs, _ = corpus
     embedder = TfidfPositiveEmbedder(tiny_bert_path, **SMALL)
     seen = []
-    step = _training.ContrastiveNet.train_step_single
+    step = _engine.ContrastiveNet.train_step_single
 
     def spy(net, batch, **kwargs):
         seen.append(batch)
         return step(net, batch, **kwargs)
 
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(_training.ContrastiveNet, "train_step_single", spy)
+        patch.setattr(_engine.ContrastiveNet, "train_step_single", spy)
         corpus_with_copies = docs + docs[:3]  # three documents twice, under two indices
         embedder.fit(corpus_with_copies)
     for i, j in embedder.positive_pairs_:

@@ -9,8 +9,9 @@ from sklearn.base import clone
 from test_objectives import spy_training
 
 from sklearn_shufdiv.cluster import choose_n_clusters, cluster_centers, cluster_on_sphere
-from sklearn_shufdiv.embedders import ShuffleDivideEmbedder, _selection, _training
-from sklearn_shufdiv.embedders._lexical import choose_lexical_weight, fuse
+from sklearn_shufdiv.embedders import ShuffleDivideEmbedder
+from sklearn_shufdiv.embedders._spaces._lexical import choose_lexical_weight, fuse
+from sklearn_shufdiv.embedders._training import _engine, _selection
 
 SMALL = dict(max_epochs=1, batch_size=8, mini_batch_size=6, max_length=32, random_state=0,
              verbose=0)
@@ -19,14 +20,14 @@ SMALL = dict(max_epochs=1, batch_size=8, mini_batch_size=6, max_length=32, rando
 def spy_embed(monkeypatch):
     """Every sample embedding the selection computes, in order."""
     embedded = []
-    embed = _training.ContrastiveNet.embed
+    embed = _engine.ContrastiveNet.embed
 
     def spy(net, texts, *args, **kwargs):
         out = embed(net, texts, *args, **kwargs)
         embedded.append(out)
         return out
 
-    monkeypatch.setattr(_training.ContrastiveNet, "embed", spy)
+    monkeypatch.setattr(_engine.ContrastiveNet, "embed", spy)
     return embedded
 
 

@@ -3,9 +3,9 @@ import pytest
 import torch
 
 from sklearn_shufdiv.embedders import load_encoder, nt_xent_loss
-from sklearn_shufdiv.embedders._batching import padded_groups, tokenize
-from sklearn_shufdiv.embedders._device import autocast_context
-from sklearn_shufdiv.embedders._gradcache import cached_backward
+from sklearn_shufdiv.embedders._encoder._batching import padded_groups, tokenize
+from sklearn_shufdiv.embedders._encoder._device import autocast_context
+from sklearn_shufdiv.embedders._training._gradcache import cached_backward
 
 
 def padded_chunks(token_ids, size, pad_token_id, device):

@@ -10,10 +10,10 @@ from _precision_helpers import cosines, needs_bf16, needs_onnxruntime
 from safetensors.torch import load_file
 
 from sklearn_shufdiv import ShuffleDivideEmbedder, TfidfPositiveEmbedder
-from sklearn_shufdiv.embedders import _precision
-from sklearn_shufdiv.embedders._encoder import encode
-from sklearn_shufdiv.embedders._fingerprint import describe_params
-from sklearn_shufdiv.embedders._precision import resolve_inference_dtype
+from sklearn_shufdiv.embedders._encoder import _precision
+from sklearn_shufdiv.embedders._encoder._pooling import encode
+from sklearn_shufdiv.embedders._encoder._precision import resolve_inference_dtype
+from sklearn_shufdiv.embedders._training._fingerprint import describe_params
 
 SMALL = dict(max_epochs=1, batch_size=8, mini_batch_size=6, max_length=32, random_state=0,
              verbose=0)
@@ -92,11 +92,11 @@ def test_bfloat16_transform_is_the_encoder_in_bfloat16_and_close_to_float32(
 
 @needs_bf16
 def test_the_epoch_selection_embeds_in_inference_dtype(tiny_bert_path, corpus, monkeypatch):
-    from sklearn_shufdiv.embedders import _training
+    from sklearn_shufdiv.embedders._training import _engine
 
     seen = []
-    real = _training.encode
-    monkeypatch.setattr(_training, "encode",
+    real = _engine.encode
+    monkeypatch.setattr(_engine, "encode",
                         lambda *a, **k: seen.append(k["dtype"]) or real(*a, **k))
     docs, _ = corpus
     embedder = ShuffleDivideEmbedder(tiny_bert_path, n_clusters=3, inference_dtype="bfloat16",

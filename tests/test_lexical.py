@@ -14,7 +14,7 @@ from sklearn_shufdiv.embedders import (
     SilhouetteCriterion,
     TfidfPositiveEmbedder,
 )
-from sklearn_shufdiv.embedders._lexical import LexicalSpace, fuse
+from sklearn_shufdiv.embedders._spaces._lexical import LexicalSpace, fuse
 
 SMALL = dict(max_epochs=1, batch_size=8, mini_batch_size=6, max_length=32, random_state=0,
              verbose=0)
@@ -195,7 +195,7 @@ def test_cli_clusters_with_the_words(tmp_path, capsys, tiny_bert_path, corpus):
     assert reports["0"]["settings"]["lexical_weight_used"] == 0
     assert "words weighted 0.5" in capsys.readouterr().out
     # "auto": the frozen encoder too clusters its sample to choose, as the embedder does.
-    from sklearn_shufdiv.embedders._lexical import AUTO_WEIGHTS
+    from sklearn_shufdiv.embedders._spaces._lexical import AUTO_WEIGHTS
 
     assert main([*common, "-o", str(tmp_path / "auto.csv"), "--lexical-weight", "auto",
                  "--report", str(tmp_path / "auto.json")]) == 0
@@ -239,7 +239,7 @@ def test_choose_lexical_weight_is_the_modularity_sum():
     """Each weight's clustering scored by the sum of its modularities on the encoder's
     and the LSA space's 20-neighbour graphs: computed here pair by pair."""
     from sklearn_shufdiv import SphericalKMeans
-    from sklearn_shufdiv.embedders._lexical import (
+    from sklearn_shufdiv.embedders._spaces._lexical import (
         AUTO_NEIGHBORS,
         AUTO_WEIGHTS,
         choose_lexical_weight,
@@ -270,7 +270,7 @@ def test_choose_lexical_weight_is_the_modularity_sum():
 def test_auto_gives_a_noise_space_its_least_weight(noise):
     """Words that carry no topic get the least candidate weight (0, the encoder alone);
     an encoder that carries none leaves the words their largest (0.9)."""
-    from sklearn_shufdiv.embedders._lexical import AUTO_WEIGHTS, choose_lexical_weight
+    from sklearn_shufdiv.embedders._spaces._lexical import AUTO_WEIGHTS, choose_lexical_weight
 
     rng = np.random.default_rng(3)
     topic = np.repeat([0, 1, 2], 30)
@@ -286,7 +286,7 @@ def test_auto_gives_a_noise_space_its_least_weight(noise):
 
 
 def test_auto_weight_is_chosen_on_the_untuned_sample(tiny_bert_path, corpus, tmp_path):
-    from sklearn_shufdiv.embedders._lexical import choose_lexical_weight
+    from sklearn_shufdiv.embedders._spaces._lexical import choose_lexical_weight
 
     docs, _ = corpus
     embedder = ShuffleDivideEmbedder(tiny_bert_path, lexical_weight="auto", n_clusters=4,

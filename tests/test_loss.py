@@ -174,7 +174,7 @@ def test_prototype_loss_pulls_views_towards_their_center():
 def test_the_pieces_compose():
     """The masks and the one masked InfoNCE are the losses' building blocks; a weighted
     sum of modules is the sum of their values."""
-    from sklearn_shufdiv.embedders._loss import (
+    from sklearn_shufdiv.embedders._training._loss import (
         GroupedNTXentLoss,
         PrototypeLoss,
         WeightedSum,

@@ -9,7 +9,8 @@ import huggingface_hub.constants
 import pytest
 
 from sklearn_shufdiv import ShuffleDivideEmbedder
-from sklearn_shufdiv.embedders import _loading, load_encoder
+from sklearn_shufdiv.embedders import load_encoder
+from sklearn_shufdiv.embedders._encoder import _loading
 
 
 @pytest.fixture

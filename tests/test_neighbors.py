@@ -9,11 +9,11 @@ from sklearn.feature_extraction.text import TfidfVectorizer
 
 from sklearn_shufdiv.embedders import (
     TfidfNeighborPairs,
-    _neighbors,
     mine_tfidf_positives,
     pair_label_agreement,
     top1_cosine_neighbors,
 )
+from sklearn_shufdiv.embedders._text import _neighbors
 
 TOL = 1e-9  # reference vs. ours; real similarity differences in these tests are >> TOL
 

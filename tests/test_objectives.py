@@ -14,11 +14,11 @@ from sklearn_shufdiv.embedders import (
     NTXent,
     ProtoNCE,
     ShuffleDivideEmbedder,
-    _training,
     nt_xent_loss,
     prototype_loss,
 )
-from sklearn_shufdiv.embedders._objectives import resolve_objective
+from sklearn_shufdiv.embedders._training import _engine
+from sklearn_shufdiv.embedders._training._objectives import resolve_objective
 
 SMALL = dict(max_epochs=2, batch_size=8, mini_batch_size=6, max_length=32, random_state=0,
              verbose=0, n_clusters=4)
@@ -95,8 +95,8 @@ def spy_training(monkeypatch):
     """What the loss sees each step (epoch, the batch's documents, pseudo-labels,
     prototypes) and every sample embedding the selection computed, in order."""
     seen, embedded = [], []
-    batch_loss = _training.ContrastiveNet.batch_loss
-    embed = _training.ContrastiveNet.embed
+    batch_loss = _engine.ContrastiveNet.batch_loss
+    embed = _engine.ContrastiveNet.embed
 
     def spy_loss(net, views, batch):
         prototypes = None if net.prototypes_ is None else net.prototypes_.numpy().copy()
@@ -109,8 +109,8 @@ def spy_training(monkeypatch):
         embedded.append(out)
         return out
 
-    monkeypatch.setattr(_training.ContrastiveNet, "batch_loss", spy_loss)
-    monkeypatch.setattr(_training.ContrastiveNet, "embed", spy_embed)
+    monkeypatch.setattr(_engine.ContrastiveNet, "batch_loss", spy_loss)
+    monkeypatch.setattr(_engine.ContrastiveNet, "embed", spy_embed)
     return seen, embedded
 
 

@@ -3,13 +3,13 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from sklearn_shufdiv.embedders._positives import ShuffleDividePositives, shuffle_divide
-from sklearn_shufdiv.embedders._sentences import (
+from sklearn_shufdiv.embedders._text._positives import ShuffleDividePositives, shuffle_divide
+from sklearn_shufdiv.embedders._text._sentences import (
     make_sentence_splitter,
     pretrained_punkt,
     train_punkt,
 )
-from sklearn_shufdiv.embedders._training import EpochBatches
+from sklearn_shufdiv.embedders._training._engine import EpochBatches
 
 SENTENCES = ["One fish swam.", "Two birds flew.", "Dr. Smith left at 5 p.m. today.",
              "Red cars passed.", "Blue skies shone.", "The end came."]

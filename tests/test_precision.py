@@ -6,8 +6,8 @@ import torch
 from _precision_helpers import cosines, needs_bf16, needs_onnxruntime
 
 from sklearn_shufdiv.embedders import load_encoder
-from sklearn_shufdiv.embedders._encoder import encode
-from sklearn_shufdiv.embedders._precision import (
+from sklearn_shufdiv.embedders._encoder._pooling import encode
+from sklearn_shufdiv.embedders._encoder._precision import (
     check_inference_dtype,
     cpu_has_bfloat16,
     inference_encoder,
@@ -37,7 +37,7 @@ def embed(model, texts, dtype, **kwargs):
 def test_bfloat16_is_the_encoder_run_in_bfloat16(model, texts):
     """Direct: the transformer's weights cast to bfloat16, each window's hidden states
     mean-pooled in float32, the windows' embeddings pooled per text."""
-    from sklearn_shufdiv.embedders._windows import cut_windows, pool_windows
+    from sklearn_shufdiv.embedders._encoder._windows import cut_windows, pool_windows
 
     tokenizer, encoder = model
     got = embed(model, texts, "bfloat16")
@@ -69,7 +69,7 @@ def test_int8_graph_multiplies_in_int8(model, tmp_path):
     """The quantized graph replaces every float matrix product by integer ones."""
     import onnx
 
-    from sklearn_shufdiv.embedders._onnx import export_onnx, quantize_onnx
+    from sklearn_shufdiv.embedders._encoder._onnx import export_onnx, quantize_onnx
 
     _, encoder = model
     export_onnx(encoder, tmp_path / "fp32.onnx")
@@ -139,7 +139,7 @@ def test_int8_is_refused_on_cuda():
 
 
 def test_bfloat16_is_refused_on_a_cpu_without_it(monkeypatch):
-    from sklearn_shufdiv.embedders import _precision
+    from sklearn_shufdiv.embedders._encoder import _precision
 
     monkeypatch.setattr(_precision, "cpu_has_bfloat16", lambda: False)
     with pytest.raises(ValueError, match="inference_dtype='bfloat16': this CPU has no "
@@ -150,7 +150,7 @@ def test_bfloat16_is_refused_on_a_cpu_without_it(monkeypatch):
 def test_int8_without_onnxruntime_says_what_to_install(monkeypatch):
     import importlib.util
 
-    from sklearn_shufdiv.embedders import _onnx
+    from sklearn_shufdiv.embedders._encoder import _onnx
 
     real = importlib.util.find_spec
     monkeypatch.setattr(importlib.util, "find_spec",
@@ -167,7 +167,7 @@ def test_encode_names_its_dtype_parameter(model, texts):
 
 
 def test_empty_input_makes_no_copy(model, monkeypatch):
-    from sklearn_shufdiv.embedders import _encoder
+    from sklearn_shufdiv.embedders._encoder import _pooling
 
-    monkeypatch.setattr(_encoder, "inference_encoder", lambda *a: pytest.fail("copy made"))
+    monkeypatch.setattr(_pooling, "inference_encoder", lambda *a: pytest.fail("copy made"))
     assert embed(model, [], "bfloat16" if cpu_has_bfloat16() else "float32").shape == (0, 32)

@@ -16,7 +16,8 @@ import pytest
 from _unprivileged import run_python
 
 from sklearn_shufdiv import exceptions
-from sklearn_shufdiv.embedders import ShuffleDivideEmbedder, _checkpoint
+from sklearn_shufdiv.embedders import ShuffleDivideEmbedder
+from sklearn_shufdiv.embedders._training import _checkpoint
 
 PARAMS = dict(max_epochs=2, batch_size=8, mini_batch_size=8, max_length=32, random_state=0,
               verbose=0, lexical_weight=0)
@@ -164,7 +165,7 @@ def test_names_taken_in_the_folder_do_not_stop_the_fit(tiny_bert_path, finished,
 # -- two fits, one folder ----------------------------------------------------------------
 _HOLD = textwrap.dedent("""
     import sys, time
-    from sklearn_shufdiv.embedders._dirlock import FolderLock
+    from sklearn_shufdiv.embedders._training._dirlock import FolderLock
     lock = FolderLock(sys.argv[1])
     lock.acquire()
     print("locked", flush=True)

@@ -8,7 +8,8 @@ import huggingface_hub.constants
 import pytest
 from _servers import silent_server
 
-from sklearn_shufdiv.embedders import _loading, load_encoder
+from sklearn_shufdiv.embedders import load_encoder
+from sklearn_shufdiv.embedders._encoder import _loading
 
 
 @pytest.fixture

@@ -11,7 +11,8 @@ from safetensors.torch import load_file, save_file
 
 from sklearn_shufdiv import ShuffleDivideEmbedder
 from sklearn_shufdiv.__main__ import main
-from sklearn_shufdiv.embedders import _loading, load_encoder
+from sklearn_shufdiv.embedders import load_encoder
+from sklearn_shufdiv.embedders._encoder import _loading
 
 
 @pytest.fixture

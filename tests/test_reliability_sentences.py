@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 
 from sklearn_shufdiv import ShuffleDivideEmbedder, exceptions
-from sklearn_shufdiv.embedders import _coverage
-from sklearn_shufdiv.embedders._positives import ShuffleDividePositives
-from sklearn_shufdiv.embedders._sentences import make_sentence_splitter
+from sklearn_shufdiv.embedders._text import _coverage
+from sklearn_shufdiv.embedders._text._positives import ShuffleDividePositives
+from sklearn_shufdiv.embedders._text._sentences import make_sentence_splitter
 
 CHINESE = "今天天气很好。我们去公园散步！公园里有很多人。你想一起去吗？孩子们在玩。"
 ARABIC = ("هل قرأت الكتاب؟ نعم قرأته أمس. كان الكتاب طويلا. هل أعجبك؟ "

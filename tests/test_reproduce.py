@@ -235,7 +235,7 @@ def test_reproduce_keep_epochs_saves_every_candidate(reproduce, bbc_home, tiny_b
 
 
 def test_reproduce_auto_weight_is_the_embedders(reproduce, bbc_home, tiny_bert_path, tmp_path):
-    from sklearn_shufdiv.embedders._lexical import AUTO_WEIGHTS
+    from sklearn_shufdiv.embedders._spaces._lexical import AUTO_WEIGHTS
 
     reproduce.main(_argv(bbc_home, tiny_bert_path, tmp_path, 1,
                          "frozen,frozen-lexical,shuffle-divide", "--no-plots",

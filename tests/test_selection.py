@@ -11,7 +11,7 @@ from sklearn_shufdiv.embedders import (
     ShuffleDivideEmbedder,
     SilhouetteCriterion,
 )
-from sklearn_shufdiv.embedders._lexical import fuse
+from sklearn_shufdiv.embedders._spaces._lexical import fuse
 from sklearn_shufdiv.metrics import cosine_silhouette
 
 SMALL = dict(max_epochs=2, batch_size=8, mini_batch_size=6, max_length=32, random_state=0,
@@ -236,7 +236,7 @@ def test_the_stability_criterion_in_a_fit(tiny_bert_path, corpus, monkeypatch, c
                                           stable, best_epoch, epochs):
     """Stable clusters: training runs and its last epoch is kept. Unstable ones: training
     is skipped, and the fit returns the untuned encoder."""
-    from sklearn_shufdiv.embedders import _criteria
+    from sklearn_shufdiv.embedders._training import _criteria
 
     monkeypatch.setattr(_criteria, "clustering_stability", lambda *args, **kwargs: stable)
     docs, _ = corpus

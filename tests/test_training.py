@@ -16,8 +16,9 @@ from skorch.callbacks import (
 from torch.optim.lr_scheduler import LambdaLR
 
 from sklearn_shufdiv.__main__ import main
-from sklearn_shufdiv.embedders import FitInterruptedWarning, ShuffleDivideEmbedder, _training
-from sklearn_shufdiv.embedders._training import EpochBatches, batch_count
+from sklearn_shufdiv.embedders import FitInterruptedWarning, ShuffleDivideEmbedder
+from sklearn_shufdiv.embedders._training import _engine
+from sklearn_shufdiv.embedders._training._engine import EpochBatches, batch_count
 
 # The engine's tests score epochs by the untuned silhouette, which keeps the best score
 # (the default, stability, can skip training where the tiny model's clusters are unstable).
@@ -158,7 +159,7 @@ def test_ctrl_c_in_the_command_line_exits_130_saying_how_to_resume(
     assert "add --checkpoint-dir DIR" in capsys.readouterr().err
 
 
-class CountingBar(_training.tqdm):
+class CountingBar(_engine.tqdm):
     updates = []
 
     def update(self, n=1):
@@ -171,7 +172,7 @@ def test_the_progress_bar_moves_within_a_batch(tiny_bert_path, corpus, monkeypat
     not once per batch, and ends full."""
     docs, _ = corpus
     CountingBar.updates = []
-    monkeypatch.setattr(_training, "tqdm", CountingBar)
+    monkeypatch.setattr(_engine, "tqdm", CountingBar)
     ShuffleDivideEmbedder(tiny_bert_path, **{**SMALL, "max_epochs": 1, "batch_size": 48,
                                              "verbose": 1}).fit(docs[:24])
     assert len(CountingBar.updates) > 8  # 48 views / 6 a mini-batch, twice

@@ -6,7 +6,7 @@ import scipy.sparse as sp
 
 from sklearn_shufdiv import SphericalKMeans, clustering_accuracy
 from sklearn_shufdiv.embedders import fuse
-from sklearn_shufdiv.embedders._views import (
+from sklearn_shufdiv.embedders._spaces._views import (
     choose_view_weights,
     graph_modularity,
     join_views,

@@ -5,8 +5,8 @@ import pytest
 import torch
 from transformers import AutoModel, AutoTokenizer
 
-from sklearn_shufdiv.embedders._batching import tokenize
-from sklearn_shufdiv.embedders._windows import cut_windows, pool_windows, special_tokens
+from sklearn_shufdiv.embedders._encoder._batching import tokenize
+from sklearn_shufdiv.embedders._encoder._windows import cut_windows, pool_windows, special_tokens
 
 
 @pytest.fixture(scope="module")
@@ -66,8 +66,8 @@ def test_too_short_max_length(tokenizer):
 
 def test_pooling_is_mean_pooling_over_all_windows_tokens(tiny_bert_path, tokenizer,
                                                          long_docs):
-    from sklearn_shufdiv.embedders._batching import padded_groups
-    from sklearn_shufdiv.embedders._encoder import MeanPoolingEncoder
+    from sklearn_shufdiv.embedders._encoder._batching import padded_groups
+    from sklearn_shufdiv.embedders._encoder._pooling import MeanPoolingEncoder
 
     transformer = AutoModel.from_pretrained(tiny_bert_path).eval()
     encoder = MeanPoolingEncoder(transformer).eval()

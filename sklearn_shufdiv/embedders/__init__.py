@@ -1,21 +1,11 @@
 """Transformer encoders fine-tuned contrastively on the corpus, as scikit-learn transformers."""
 
 from ..exceptions import FitInterruptedWarning
-from ._criteria import (
-    Candidate,
-    SelectionContext,
-    SelectionCriterion,
-    SilhouetteCriterion,
-    StabilityCriterion,
-    UntunedSilhouetteCriterion,
-)
-from ._encoder import MeanPoolingEncoder
-from ._lexical import LexicalSpace, choose_lexical_weight, fuse
-from ._loading import load_encoder
-from ._loss import NTXentLoss, nt_xent_loss, prototype_loss
-from ._neighbors import top1_cosine_neighbors
-from ._objectives import ClusterNegatives, NTXent, Objective, ProtoNCE
-from ._positives import (
+from ._encoder._loading import load_encoder
+from ._encoder._pooling import MeanPoolingEncoder
+from ._spaces._lexical import LexicalSpace, choose_lexical_weight, fuse
+from ._text._neighbors import top1_cosine_neighbors
+from ._text._positives import (
     DEFAULT_TFIDF_PARAMS,
     ShuffleDividePositives,
     TfidfNeighborPairs,
@@ -23,7 +13,17 @@ from ._positives import (
     mine_tfidf_positives,
     pair_label_agreement,
 )
-from ._training import ContrastiveNet, ViewBatch
+from ._training._criteria import (
+    Candidate,
+    SelectionContext,
+    SelectionCriterion,
+    SilhouetteCriterion,
+    StabilityCriterion,
+    UntunedSilhouetteCriterion,
+)
+from ._training._engine import ContrastiveNet, ViewBatch
+from ._training._loss import NTXentLoss, nt_xent_loss, prototype_loss
+from ._training._objectives import ClusterNegatives, NTXent, Objective, ProtoNCE
 from .shuffle_divide import ShuffleDivideEmbedder
 from .tfidf_positive import TfidfPositiveEmbedder
 

@@ -2,7 +2,7 @@
 
 from ._base import BaseContrastiveEmbedder
 from ._docs import fill_shared_docs
-from ._positives import TfidfNeighborPositives
+from ._text._positives import TfidfNeighborPositives
 
 
 @fill_shared_docs

@@ -15,7 +15,7 @@ import numpy as np
 from sklearn.base import clone
 from sklearn.feature_extraction.text import TfidfVectorizer
 
-from ..utils._param_validation import HasMethods, validate_params
+from ...utils._param_validation import HasMethods, validate_params
 from ._neighbors import BLOCK_PARAMETERS, top1_cosine_neighbors
 from ._sentences import make_sentence_splitter, split_sentences
 
@@ -78,7 +78,7 @@ class ShuffleDividePositives:
     min_sentences : int
         Documents with fewer sentences are not used for training.
     sentence_splitter : {"auto", "punkt", "punkt-corpus"} or callable
-        See :func:`~sklearn_shufdiv.embedders._sentences.make_sentence_splitter`.
+        See :func:`~sklearn_shufdiv.embedders._text._sentences.make_sentence_splitter`.
     """
 
     def __init__(self, min_sentences=4, sentence_splitter="auto"):

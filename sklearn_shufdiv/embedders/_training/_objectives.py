@@ -21,7 +21,7 @@ embedder with one clones, and a grid search reaches their parameters
 import inspect
 from numbers import Integral, Real
 
-from ..utils._param_validation import Interval, Options, validate_parameter_constraints
+from ...utils._param_validation import Interval, Options, validate_parameter_constraints
 from ._loss import GroupedNTXentLoss, NTXentLoss, PrototypeLoss, WeightedSum
 
 __all__ = ["OBJECTIVES", "ClusterNegatives", "NTXent", "Objective", "ProtoNCE",

@@ -46,7 +46,7 @@ from safetensors import SafetensorError
 from safetensors.torch import load_file, save_file
 from skorch.callbacks import Callback
 
-from ..exceptions import CheckpointInUseError, CheckpointWriteError, UnreadableCheckpointError  # noqa: F401
+from ...exceptions import CheckpointInUseError, CheckpointWriteError, UnreadableCheckpointError  # noqa: F401
 from ._dirlock import FolderInUse, FolderLock
 
 _MANIFEST = "checkpoint.json"

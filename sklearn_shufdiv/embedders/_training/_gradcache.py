@@ -18,8 +18,8 @@ from contextlib import contextmanager
 
 import torch
 
-from ._batching import graph_prefix
-from ._device import autocast_context
+from .._encoder._batching import graph_prefix
+from .._encoder._device import autocast_context
 
 
 class RandomState:

@@ -13,7 +13,7 @@ from sklearn import get_config
 from sklearn.preprocessing import normalize
 from sklearn.utils.validation import check_array
 
-from ..utils._param_validation import Interval, validate_params
+from ...utils._param_validation import Interval, validate_params
 
 __all__ = ["top1_cosine_neighbors"]
 

@@ -9,7 +9,7 @@ import warnings
 
 from tqdm.auto import tqdm
 
-from ..exceptions import FewTrainingDocumentsWarning
+from ...exceptions import FewTrainingDocumentsWarning
 
 #: Below this share of the documents trained on, ``fit`` warns. Chosen on BBC, 20
 #: Newsgroups, WebKB-4 and Classic3, where Shuffle & Divide's default (4 sentences)

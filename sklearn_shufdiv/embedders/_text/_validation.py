@@ -5,7 +5,7 @@ from numbers import Integral
 
 import numpy as np
 
-from ..utils._param_validation import Interval, validate_parameter_constraints
+from ...utils._param_validation import Interval, validate_parameter_constraints
 
 
 def check_documents(X, *, name="X"):

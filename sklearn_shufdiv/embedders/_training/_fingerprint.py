@@ -55,10 +55,10 @@ def describe(value, name="value"):
     False
     >>> describe(len)
     {'function': 'builtins.len'}
-    >>> describe(lambda text: [text], "sentence_splitter")
+    >>> describe(lambda text: [text], "sentence_splitter")  # doctest: +IGNORE_EXCEPTION_DETAIL
     Traceback (most recent call last):
     ...
-    sklearn_shufdiv.embedders._fingerprint.UnfingerprintableError: checkpoint_dir needs a ...
+    UnfingerprintableError: checkpoint_dir needs a ...
     """
     if value is None or isinstance(value, (bool, str)):
         return value

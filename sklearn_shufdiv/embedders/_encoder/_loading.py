@@ -20,7 +20,7 @@ from safetensors import SafetensorError
 from transformers import AutoModel, AutoTokenizer
 from transformers.utils import logging as transformers_logging
 
-from ._encoder import MeanPoolingEncoder
+from ._pooling import MeanPoolingEncoder
 
 
 @contextmanager

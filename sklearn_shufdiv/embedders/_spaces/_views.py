@@ -21,8 +21,8 @@ from numbers import Integral
 import numpy as np
 import scipy.sparse as sp
 
-from ..cluster import SphericalKMeans
-from ..utils._param_validation import Interval, Options, validate_params
+from ...cluster import SphericalKMeans
+from ...utils._param_validation import Interval, Options, validate_params
 
 __all__ = ["choose_view_weights", "graph_modularity", "join_views", "neighbor_graph"]
 

@@ -23,9 +23,9 @@ from skorch.callbacks import Callback, EpochTimer, PassthroughScoring
 from torch.utils.data import Dataset
 from tqdm.auto import tqdm
 
-from ._batching import graph_prefix, padded_groups, tokenize
-from ._device import supports_fused_adamw
-from ._encoder import encode
+from .._encoder._batching import graph_prefix, padded_groups, tokenize
+from .._encoder._device import supports_fused_adamw
+from .._encoder._pooling import encode
 from ._gradcache import cached_backward
 from ._interrupts import stop_request
 from ._loss import NTXentLoss

@@ -27,8 +27,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..cluster import SphereClustering, clustering_stability
-from ..metrics import cosine_silhouette
+from ...cluster import SphereClustering, clustering_stability
+from ...metrics import cosine_silhouette
 
 __all__ = ["CRITERIA", "Candidate", "SelectionContext", "SelectionCriterion",
            "SilhouetteCriterion", "StabilityCriterion", "UntunedSilhouetteCriterion",

@@ -13,7 +13,7 @@ import numpy as np
 import torch
 from skorch.callbacks import Callback
 
-from ..cluster import cluster_centers, cluster_on_sphere, confident_labels
+from ...cluster import cluster_centers, cluster_on_sphere, confident_labels
 
 
 class PseudoLabels(Callback):

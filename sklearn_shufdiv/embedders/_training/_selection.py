@@ -17,7 +17,7 @@ import torch
 from sklearn.utils import Bunch
 from skorch.callbacks import Callback
 
-from ..cluster import choose_n_clusters, cluster_on_sphere
+from ...cluster import choose_n_clusters, cluster_on_sphere
 from ._criteria import Candidate
 
 
@@ -45,7 +45,7 @@ class EpochSelection(Callback):
     space : callable or None, default=None
         Maps the sample's encoder embeddings to the space that is clustered and
         scored: the space ``transform`` returns (with the words, a
-        :class:`~sklearn_shufdiv.embedders._lexical.FusedSpace`, whose ``state`` is
+        :class:`~sklearn_shufdiv.embedders._spaces._lexical.FusedSpace`, whose ``state`` is
         checkpointed). None: the embeddings.
 
     Attributes

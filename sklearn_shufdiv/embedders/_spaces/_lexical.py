@@ -17,7 +17,7 @@ import numpy as np
 from sklearn.decomposition import TruncatedSVD
 from sklearn.feature_extraction.text import TfidfVectorizer
 
-from ..cluster import unit_rows
+from ...cluster import unit_rows
 from ._views import choose_view_weights
 
 __all__ = ["AUTO_WEIGHTS", "LexicalSpace", "choose_lexical_weight", "fuse",
