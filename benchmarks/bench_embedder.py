@@ -93,7 +93,7 @@ def load_documents(n_docs, data_home=DATA_HOME):
 def load_views(n_docs, data_home=DATA_HOME, documents=None):
     """The documents (:func:`load_documents` unless given) and one draw of their Shuffle &
     Divide pairs, in a fixed random order (batches mix lengths as training batches do)."""
-    from sklearn_shufdiv.embedders import ShuffleDividePositives
+    from lab.embedders import ShuffleDividePositives
 
     if documents is None:
         documents = load_documents(n_docs, data_home)
@@ -106,7 +106,7 @@ def load_views(n_docs, data_home=DATA_HOME, documents=None):
 
 def view_batch(keys, texts):
     """A training batch as the engine takes it."""
-    from sklearn_shufdiv.embedders import ViewBatch
+    from lab.embedders import ViewBatch
 
     keys = np.asarray(keys)
     return ViewBatch(list(texts), torch.as_tensor(keys), keys)
@@ -199,7 +199,9 @@ def quiet_transformers():
 def make_net(model_path, max_length, mini_batch_size, device):
     """Our engine, built as ``BaseContrastiveEmbedder.fit`` builds it (AdamW, fused where
     torch has a kernel for the device)."""
-    from sklearn_shufdiv.embedders import ContrastiveNet, load_encoder
+    from lab.embedders import ContrastiveNet
+
+    from sklearn_shufdiv.embedders import load_encoder
 
     tokenizer, encoder = load_encoder(model_path)
     net = ContrastiveNet(

@@ -97,8 +97,7 @@ def reset_peak_rss():
 
 def environment():
     import torch
-
-    from sklearn_shufdiv.embedders._encoder._precision import cpu_has_bfloat16
+    from lab.embedders import cpu_has_bfloat16
 
     return dict(platform=platform.platform(), processor=platform.processor(),
                 cpus=os.cpu_count(), torch=torch.__version__,
@@ -173,10 +172,8 @@ class OnnxPeer:
 def make_runners(model_path, tokenizer, encoder, folder):
     """``{name: (make, run)}``: ``make()`` builds what ``run(docs, texts, windows)`` uses
     (returns per-document embeddings)."""
+    from lab.embedders import check_inference_dtype, encode
     from sentence_transformers import SentenceTransformer
-
-    from sklearn_shufdiv.embedders._encoder._pooling import encode
-    from sklearn_shufdiv.embedders._encoder._precision import check_inference_dtype
 
     def package(dtype):
         def run(state, docs, texts, windows):
@@ -184,7 +181,7 @@ def make_runners(model_path, tokenizer, encoder, folder):
                           device="cpu", dtype=dtype, max_windows=MAX_WINDOWS)
 
         def make():
-            from sklearn_shufdiv.embedders._encoder._precision import inference_encoder
+            from lab.embedders import inference_encoder
 
             return inference_encoder(encoder.eval(), dtype, "cpu")  # the int8 copy, kept
         return make, run
@@ -309,7 +306,7 @@ def run_speed(args):
 
 def cut(tokenizer, docs):
     """The documents' windows, and their texts decoded for the peers."""
-    from sklearn_shufdiv.embedders._encoder._windows import cut_windows
+    from lab.embedders import cut_windows
 
     windows = cut_windows(tokenizer, docs, MAX_LENGTH, max_windows=MAX_WINDOWS)
     return windows, [tokenizer.decode(ids, skip_special_tokens=True)
@@ -349,7 +346,7 @@ def default_model_path():
 def encoder_space(embedder, docs, dtype):
     """The fitted embedder's encoder embeddings of ``docs`` (before the lexical join)
     computed in ``dtype``."""
-    from sklearn_shufdiv.embedders._encoder._pooling import encode
+    from lab.embedders import encode
 
     net = embedder.net_
     return encode(net.module_, net.tokenizer, docs, max_length=MAX_LENGTH,
@@ -359,7 +356,7 @@ def encoder_space(embedder, docs, dtype):
 def default_space(embedder, encoder_rows, lexical_rows):
     """``transform``'s output from the encoder's rows: joined with the LSA rows at the
     embedder's lexical weight, rows of norm 1."""
-    from sklearn_shufdiv.embedders import fuse
+    from lab.embedders import fuse
 
     fused = fuse(encoder_rows.copy(), lexical_rows, embedder.lexical_weight_)
     return fused / np.maximum(np.linalg.norm(fused, axis=1, keepdims=True), 1e-12)
@@ -399,8 +396,7 @@ def quality_corpus(name, docs, y, dtypes, seeds):
 
 def run_quality(args, previous):
     from _corpora import corpus_names, load_corpus
-
-    from sklearn_shufdiv.embedders._encoder._precision import check_inference_dtype
+    from lab.embedders import check_inference_dtype
 
     dtypes = ["float32"]
     for dtype in DTYPES[1:]:

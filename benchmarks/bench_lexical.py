@@ -31,8 +31,7 @@ from pathlib import Path
 import numpy as np
 from _corpora import add_corpus_arguments, corpus_names
 from bench_windows import REPO_ROOT, bag_of_words, frozen, load, merge_summary, score
-
-from sklearn_shufdiv.embedders import LexicalSpace, choose_lexical_weight, fuse
+from lab.embedders import LexicalSpace, choose_lexical_weight, fuse
 
 
 def parse_args(argv=None):

@@ -54,7 +54,7 @@ LEXICAL_WEIGHT = 0.5
 def default_space(name, docs):
     """The package's default embedding space of ``docs``: the frozen encoder's embeddings
     (cached) fused with the corpus' LSA space (100 components, seed 0) at weight 0.5."""
-    from sklearn_shufdiv.embedders import LexicalSpace, fuse
+    from lab.embedders import LexicalSpace, fuse
 
     lexical = LexicalSpace(100, random_state=0).fit(docs).transform(docs)
     return fuse(frozen_embeddings(name, docs), lexical, LEXICAL_WEIGHT)

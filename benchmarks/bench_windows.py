@@ -47,9 +47,9 @@ import torch
 from _corpora import REPO_ROOT, add_corpus_arguments, bag_of_words, corpus_names, default_model
 from _corpora import load_corpus as _load_corpus
 from _corpora import score as _score
+from lab.embedders import cut_windows
 
 from sklearn_shufdiv import ShuffleDivideEmbedder
-from sklearn_shufdiv.embedders._encoder._windows import cut_windows
 
 #: (name, max_length, max_windows) of the frozen encoder's spaces.
 FROZEN = [("truncated-128", 128, 1), ("truncated-256", 256, 1), ("truncated-512", 512, 1),

@@ -164,7 +164,7 @@ def check_saved_before(reproduce, tmp_path, setting, flag, before=()):
 
 
 def test_reproduce_objective_reaches_the_embedder(reproduce, capsys):
-    from sklearn_shufdiv.embedders import ClusterNegatives, NTXent, ProtoNCE
+    from sklearn_shufdiv.embedders import NTXent, ProtoNCE
 
     def objective(*argv):
         return reproduce.embedder_params(reproduce.parse_args(argv), k=5, seed=0)["objective"]
@@ -175,7 +175,7 @@ def test_reproduce_objective_reaches_the_embedder(reproduce, capsys):
                      "--pseudo-clusters", "10", "--pseudo-fraction", "0.5") == ProtoNCE(
         0.5, 10, 0.5)
     assert objective("--objective", "cluster-negatives", "--negatives-mode", "positive") == \
-        ClusterNegatives("positive")
+        reproduce.ClusterNegatives("positive")
     with pytest.raises(SystemExit):
         reproduce.parse_args(["--pseudo-clusters", "10"])
     assert "--pseudo-clusters: not a parameter of --objective nt-xent" in \

@@ -1,12 +1,12 @@
-"""The weights of a corpus' views (the encoder's space, its LSA space, ...), without labels.
+"""The weight of the corpus' LSA space beside the encoder's, chosen without labels.
 
-Each candidate weighting joins the views' rows, each of norm 1 and scaled by the square
-root of its weight (:func:`join_views`; with two views and weights ``(1 - w, w)`` this is
-``fuse(encoder, lsa, w)``), and clusters the result by spherical k-means. The candidate's
-partition is then scored by how well it fits every view's neighbourhoods: the sum over
-the views of the modularity (Newman, 2006) of the partition on the view's graph of
-``n_neighbors`` nearest neighbours (:func:`neighbor_graph`, :func:`graph_modularity`).
-The candidate of the greatest sum is chosen.
+Each candidate weighting ``(1 - w, w)`` joins the two views' rows, each of norm 1 and
+scaled by the square root of its weight (:func:`join_views`, ``fuse(encoder, lsa, w)``
+in float64), and clusters the result by spherical k-means. The candidate's partition is
+then scored by how well it fits both views' neighbourhoods: the sum over the views of the
+modularity (Newman, 2006) of the partition on the view's graph of ``n_neighbors`` nearest
+neighbours (:func:`neighbor_graph`, :func:`graph_modularity`). The candidate of the
+greatest sum is chosen.
 
 A neighbour graph records only which documents are near each other, not how near, so
 the views compare whatever their dimension and scale, and modularity counts the
@@ -16,25 +16,15 @@ that follow them; a view whose neighbourhoods are noise adds about as little to 
 candidate, and the weighting moves away from it.
 """
 
-from numbers import Integral
-
 import numpy as np
 import scipy.sparse as sp
 
 from ...cluster import SphericalKMeans
-from ...utils._param_validation import Interval, Options, validate_params
 
 __all__ = ["choose_view_weights", "graph_modularity", "join_views", "neighbor_graph"]
 
-#: The candidates of two views: the second's weight 0, 0.1, ..., 0.9.
-TWO_VIEW_CANDIDATES = tuple((round(1 - i / 10, 1), i / 10) for i in range(10))
-
 
 def _unit(rows):
-    if sp.issparse(rows):
-        rows = sp.csr_matrix(rows, dtype=np.float64)
-        norms = np.sqrt(np.asarray(rows.multiply(rows).sum(axis=1))).ravel()
-        return sp.diags(1.0 / np.maximum(norms, 1e-12)) @ rows
     rows = np.asarray(rows, dtype=np.float64)
     return rows / np.maximum(np.linalg.norm(rows, axis=1, keepdims=True), 1e-12)
 
@@ -45,17 +35,6 @@ def join_views(views, weights):
     With weights summing to 1 every row has norm 1, and the cosine of two documents is
     the weighted sum of their cosines in the views. Views of weight 0 are left out.
 
-    Parameters
-    ----------
-    views : sequence of {ndarray, sparse matrix} of shape (n_documents, dim_v)
-    weights : sequence of float
-        One per view.
-
-    Returns
-    -------
-    joined : ndarray of shape (n_documents, sum of the kept dim_v), float64
-        CSR when a kept view is sparse.
-
     Examples
     --------
     >>> import numpy as np
@@ -63,27 +42,13 @@ def join_views(views, weights):
     >>> np.round(joined, 3).tolist()
     [[0.424, 0.566, 0.707, 0.0]]
     """
-    if len(views) != len(weights):
-        raise ValueError(f"join_views: {len(views)} views but {len(weights)} weights.")
-    parts = [_unit(view) * np.sqrt(weight) for view, weight in zip(views, weights) if weight > 0]
-    if any(sp.issparse(part) for part in parts):
-        return sp.hstack([sp.csr_matrix(part) for part in parts], format="csr")
-    return np.hstack(parts)
+    return np.hstack([_unit(view) * np.sqrt(weight)
+                      for view, weight in zip(views, weights) if weight > 0])
 
 
 def neighbor_graph(rows, n_neighbors=20):
-    """The symmetric graph joining each row to its ``n_neighbors`` most similar by cosine.
-
-    Parameters
-    ----------
-    rows : {ndarray, sparse matrix} of shape (n_documents, dim)
-    n_neighbors : int, default=20
-        At most ``n_documents - 1``.
-
-    Returns
-    -------
-    graph : scipy.sparse.csr_matrix of shape (n_documents, n_documents)
-        1 where either row is among the other's neighbours, else 0; no self-loops.
+    """The symmetric graph joining each row to its ``n_neighbors`` most similar by cosine:
+    a CSR matrix, 1 where either row is among the other's neighbours, no self-loops.
 
     Examples
     --------
@@ -99,7 +64,6 @@ def neighbor_graph(rows, n_neighbors=20):
     neighbours = np.empty((n, n_neighbors), dtype=np.int64)
     for start in range(0, n, 2048):
         block = unit[start:start + 2048] @ unit.T
-        block = block.toarray() if sp.issparse(block) else block
         block[np.arange(len(block)), np.arange(start, start + len(block))] = -np.inf
         top = np.argpartition(-block, n_neighbors - 1, axis=1)[:, :n_neighbors]
         neighbours[start:start + len(block)] = top
@@ -112,19 +76,8 @@ def graph_modularity(graph, labels):
     """Newman's modularity of a partition on an undirected graph.
 
     The fraction of edge ends inside clusters minus the fraction expected if the edges
-    were placed at random with the same degrees: ``sum_c e_cc / (2m) - (d_c / (2m))**2``.
-
-    Parameters
-    ----------
-    graph : sparse matrix of shape (n, n)
-        Symmetric, non-negative weights.
-    labels : array-like of shape (n,)
-        The cluster of each node (non-negative integers).
-
-    Returns
-    -------
-    modularity : float
-        In ``[-0.5, 1)``; 0 when the graph has no edge.
+    were placed at random with the same degrees: ``sum_c e_cc / (2m) - (d_c / (2m))**2``,
+    in ``[-0.5, 1)``; 0 when the graph has no edge.
 
     Examples
     --------
@@ -147,43 +100,22 @@ def graph_modularity(graph, labels):
     return float(inside - expected)
 
 
-@validate_params({"views": ["array-like"], "n_clusters": [Interval(Integral, 2, None)],
-                  "candidates": ["array-like", None],
-                  "n_neighbors": [Interval(Integral, 1, None)],
-                  "random_state": ["random_state"],
-                  "n_init": [Options({"auto"}), Interval(Integral, 1, None), None]},
-                 prefer_skip_nested_validation=True)
-def choose_view_weights(views, n_clusters, *, candidates=None, n_neighbors=20, random_state=0,
+def choose_view_weights(views, n_clusters, candidates, *, n_neighbors=20, random_state=0,
                         n_init=None):
-    """The weights of the views whose clustering best fits every view's neighbourhoods.
+    """The candidate weights of the two ``views`` (dense, the same documents' rows) whose
+    clustering best fits both views' neighbourhoods.
 
     For each candidate, the views joined at its weights (:func:`join_views`) are
     clustered by ``SphericalKMeans(n_clusters, n_init=n_init, random_state=random_state)``;
-    the candidate's score is the sum over the views of the modularity
-    (:func:`graph_modularity`) of that clustering on the view's
-    :func:`neighbor_graph`. No labels.
-
-    Parameters
-    ----------
-    views : sequence of {ndarray, sparse matrix} of shape (n_documents, dim_v)
-        At least 2, e.g. ``[encoder_embeddings, lsa_rows]``.
-    n_clusters : int
-    candidates : array-like of shape (n_candidates, n_views), default=None
-        Non-negative weights, each row summing to 1. None: with two views, the second's
-        weight 0, 0.1, ..., 0.9; with more, every row of multiples of 0.25.
-    n_neighbors : int, default=20
-        Neighbours of each document in a view's graph.
-    random_state : int, default=0
-        Seeds every k-means.
-    n_init : int, "auto" or None, default=None
-        k-means runs per candidate (the best kept); None: SphericalKMeans' default.
+    the candidate's score is the sum over the views of the modularity of that clustering
+    on the view's :func:`neighbor_graph`. No labels.
 
     Returns
     -------
     weights : tuple of float
         The candidate of the greatest score. Candidates that tie (they found the same
         partition) are told apart by the k-means objective: the one where the partition
-        is tightest, which moves the weight to the views that fit it best.
+        is tightest, which moves the weight to the view that fits it best.
     scores : dict of tuple to float
         Every candidate's score.
 
@@ -194,44 +126,19 @@ def choose_view_weights(views, n_clusters, *, candidates=None, n_neighbors=20, r
     >>> topic = np.repeat([0, 1, 2], 30)
     >>> informative = np.eye(3)[topic] + 0.3 * rng.normal(size=(90, 3))
     >>> noise = rng.normal(size=(90, 3))
-    >>> weights, scores = choose_view_weights([informative, noise], 3)
-    >>> weights  # the noise gets its least weight
+    >>> candidates = [(1 - w / 10, w / 10) for w in range(10)]
+    >>> choose_view_weights([informative, noise], 3, candidates)[0]  # noise: least weight
     (1.0, 0.0)
     """
-    if len(views) < 2:
-        raise ValueError(f"choose_view_weights: needs at least 2 views, got {len(views)}.")
-    sizes = {view.shape[0] for view in views}
-    if len(sizes) != 1:
-        raise ValueError(f"choose_view_weights: the views have different numbers of rows "
-                         f"{sorted(sizes)}; give each view's rows of the same documents.")
-    candidates = _candidates(len(views)) if candidates is None else _checked(candidates,
-                                                                            len(views))
     graphs = [neighbor_graph(view, n_neighbors) for view in views]
     kmeans = SphericalKMeans(n_clusters, random_state=random_state,
                              **({} if n_init is None else {"n_init": n_init}))
     scores, inertias = {}, {}
     for weights in candidates:
+        weights = tuple(float(weight) for weight in weights)
         kmeans.fit(join_views(views, weights))
         scores[weights] = sum(graph_modularity(graph, kmeans.labels_) for graph in graphs)
         inertias[weights] = kmeans.inertia_
     best = max(scores.values())
     tied = [w for w, score in scores.items() if score >= best - 1e-12]
     return min(tied, key=inertias.get), scores
-
-
-def _candidates(n_views):
-    if n_views == 2:
-        return TWO_VIEW_CANDIDATES
-    grid = np.stack(np.meshgrid(*[np.arange(5)] * n_views, indexing="ij"), -1).reshape(-1,
-                                                                                        n_views)
-    return tuple(tuple(row / 4) for row in grid if row.sum() == 4)
-
-
-def _checked(candidates, n_views):
-    table = np.asarray(candidates, dtype=np.float64)
-    if table.ndim != 2 or table.shape[1] != n_views or len(table) == 0:
-        raise ValueError(f"candidates: expected rows of {n_views} weights, one per view; got "
-                         f"shape {table.shape}.")
-    if (table < 0).any() or not np.allclose(table.sum(axis=1), 1):
-        raise ValueError("candidates: each row must be non-negative weights summing to 1.")
-    return tuple(tuple(float(w) for w in row) for row in table)

@@ -4,8 +4,8 @@ With ``n_clusters`` set, every candidate epoch (epoch 0 being the untuned encode
 a fixed sample of the corpus; the sample is clustered
 (:func:`~sklearn_shufdiv.cluster.cluster_on_sphere`) and a *criterion* scores the
 candidate. The criterion is the embedders' ``selection`` parameter: a name
-(``"silhouette"``) or a :class:`SelectionCriterion` instance. A new criterion is one small
-subclass:
+(``"untuned-silhouette"``) or a :class:`SelectionCriterion` instance. A new criterion is
+one small subclass:
 
 - :meth:`~SelectionCriterion.prepare` runs once per fit (also when a fit resumes), with
   the :class:`SelectionContext` (the sample's texts, ``n_clusters``, a seed, and the
@@ -31,7 +31,7 @@ from ...cluster import SphereClustering, clustering_stability
 from ...metrics import cosine_silhouette
 
 __all__ = ["CRITERIA", "Candidate", "SelectionContext", "SelectionCriterion",
-           "SilhouetteCriterion", "StabilityCriterion", "UntunedSilhouetteCriterion",
+           "StabilityCriterion", "UntunedSilhouetteCriterion",
            "criterion_name", "resolve_criterion", "silhouette_or_worst"]
 
 #: The silhouette of a clustering where it is undefined (one cluster): the worst.
@@ -116,6 +116,22 @@ class SelectionCriterion:
     keep_all_weights : bool
         Keep every candidate's weights until :meth:`choose` (memory: one copy of the
         encoder per epoch) instead of the best-scored one only.
+
+    Examples
+    --------
+    A criterion that prefers the tightest clustering of the sample:
+
+    >>> import numpy as np
+    >>> from sklearn_shufdiv.cluster import cluster_on_sphere
+    >>> class Tightness(SelectionCriterion):
+    ...     name = "tightness"
+    ...     def score(self, candidate, context):
+    ...         return -candidate.clustering.inertia
+    >>> X = np.array([[1.0, 0.0], [0.9, 0.1], [0.0, 1.0], [0.1, 0.9]])
+    >>> bool(Tightness().score(Candidate(1, X, cluster_on_sphere(X, 2)), None) <= 0)
+    True
+
+    It plugs in as ``ShuffleDivideEmbedder(n_clusters=4, selection=Tightness())``.
     """
 
     name = "score"
@@ -146,25 +162,6 @@ def silhouette_or_worst(X, labels):
     undefined (one cluster), so that such a clustering is never preferred."""
     score = cosine_silhouette(X, labels)
     return UNDEFINED_SILHOUETTE if np.isnan(score) else score
-
-
-class SilhouetteCriterion(SelectionCriterion):
-    """The cosine silhouette of the chosen k-means clustering (-1 where undefined).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from sklearn_shufdiv.cluster import cluster_on_sphere
-    >>> X = np.array([[1.0, 0.0], [0.9, 0.1], [0.0, 1.0], [0.1, 0.9]])
-    >>> candidate = Candidate(1, X, cluster_on_sphere(X, 2))
-    >>> round(SilhouetteCriterion().score(candidate, None), 3)
-    0.993
-    """
-
-    name = "silhouette"
-
-    def score(self, candidate, context):
-        return silhouette_or_worst(candidate.clustering.unit, candidate.labels)
 
 
 class UntunedSilhouetteCriterion(SelectionCriterion):
@@ -286,8 +283,7 @@ class StabilityCriterion(SelectionCriterion):
 
 
 #: The criteria the ``selection`` parameter names.
-CRITERIA = {"silhouette": SilhouetteCriterion,
-            "stability": StabilityCriterion,
+CRITERIA = {"stability": StabilityCriterion,
             "untuned-silhouette": UntunedSilhouetteCriterion}
 
 

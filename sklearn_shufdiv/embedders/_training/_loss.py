@@ -8,9 +8,8 @@
 - :func:`nt_xent_loss` (SimCLR's NT-Xent) and :func:`prototype_loss` (ProtoNCE's
   prototype term): the two losses, as functions;
 - modules the training engine calls as ``loss(views, keys, groups, prototypes)``:
-  :class:`NTXentLoss` (instance discrimination), :class:`GroupedNTXentLoss` (the views of
-  the anchor's pseudo-cluster are no negatives, or are positives), :class:`PrototypeLoss`,
-  and :class:`WeightedSum` of such terms.
+  :class:`NTXentLoss` (instance discrimination), :class:`PrototypeLoss`, and
+  :class:`WeightedSum` of such terms.
 
 Which of them a fit trains with is its ``objective`` (``_objectives.py``).
 """
@@ -19,7 +18,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-__all__ = ["GroupedNTXentLoss", "NTXentLoss", "PrototypeLoss", "WeightedSum",
+__all__ = ["NTXentLoss", "PrototypeLoss", "WeightedSum",
            "contrastive_masks", "info_nce", "nt_xent_loss", "prototype_loss"]
 
 #: What the views of an anchor's group are, with groups: out of the denominator, or positives.
@@ -254,23 +253,6 @@ class NTXentLoss(nn.Module):
 
     def extra_repr(self):
         return f"temperature={self.temperature}"
-
-
-class GroupedNTXentLoss(NTXentLoss):
-    """NT-Xent in which the views of the anchor's group (its document's pseudo-cluster)
-    are not negatives: left out of the denominator (``same_group="exclude"``) or positives
-    (``"positive"``, supervised contrastive learning with the pseudo-labels as labels).
-    A view of group -1, and every view when ``groups`` is None, is as in NT-Xent."""
-
-    def __init__(self, temperature=0.1, same_group="exclude"):
-        super().__init__(temperature)
-        self.same_group = same_group
-
-    def forward(self, views, keys=None, groups=None, prototypes=None):
-        return nt_xent_loss(views, self.temperature, keys, groups, self.same_group)
-
-    def extra_repr(self):
-        return f"temperature={self.temperature}, same_group={self.same_group!r}"
 
 
 class PrototypeLoss(nn.Module):

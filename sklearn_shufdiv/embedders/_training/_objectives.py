@@ -5,13 +5,12 @@ An objective says what the encoder is trained to do, and builds the loss that do
 
 - :class:`NTXent` (``"nt-xent"``, the default): instance discrimination, the paper's;
 - :class:`ProtoNCE` (``"prototype"``): NT-Xent plus a prototype term that pulls each
-  view towards its document's cluster center;
-- :class:`ClusterNegatives` (``"cluster-negatives"``): NT-Xent in which the documents of
-  the anchor's cluster are no negatives.
+  view towards its document's cluster center.
 
-The two cluster-aware objectives train on pseudo-labels: each epoch's clusters are those
-the epoch selection found in the sample after the previous epoch (so they need
-``n_clusters``), as the ``_pseudo_labels.PseudoLabels`` callback hands them to the loss.
+A cluster-aware objective (``needs_pseudo_labels``) trains on pseudo-labels: each epoch's
+clusters are those the epoch selection found in the sample after the previous epoch (so
+it needs ``n_clusters``), as the ``_pseudo_labels.PseudoLabels`` callback hands them to
+the loss.
 
 Objectives are small values with scikit-learn's ``get_params`` and ``set_params``: an
 embedder with one clones, and a grid search reaches their parameters
@@ -21,11 +20,10 @@ embedder with one clones, and a grid search reaches their parameters
 import inspect
 from numbers import Integral, Real
 
-from ...utils._param_validation import Interval, Options, validate_parameter_constraints
-from ._loss import GroupedNTXentLoss, NTXentLoss, PrototypeLoss, WeightedSum
+from ...utils._param_validation import Interval, validate_parameter_constraints
+from ._loss import NTXentLoss, PrototypeLoss, WeightedSum
 
-__all__ = ["OBJECTIVES", "ClusterNegatives", "NTXent", "Objective", "ProtoNCE",
-           "resolve_objective"]
+__all__ = ["OBJECTIVES", "NTXent", "Objective", "ProtoNCE", "resolve_objective"]
 
 
 class Objective:
@@ -38,9 +36,29 @@ class Objective:
     Attributes
     ----------
     needs_pseudo_labels : bool
-        Whether the loss reads each view's pseudo-label (its document's cluster).
+        Whether the loss reads each view's pseudo-label (its document's cluster). Such an
+        objective also has ``fraction`` (the share of each pseudo-cluster, nearest its
+        center, that keeps its label) and ``pseudo_clusters(n_clusters)`` (how many
+        pseudo-clusters), as :class:`ProtoNCE` has.
     needs_prototypes : bool
         Whether the loss also reads the clusters' centers.
+
+    Examples
+    --------
+    A new objective is a small subclass; its loss is called as
+    ``loss(views, keys, groups, prototypes)`` and returns a scalar tensor:
+
+    >>> import torch
+    >>> class Alignment(Objective):
+    ...     # pull each view towards its partner (view i and view i + N)
+    ...     def __init__(self):
+    ...         pass
+    ...     def make_loss(self, temperature):
+    ...         return lambda views, keys=None, groups=None, prototypes=None: (
+    ...             1 - torch.cosine_similarity(*views.chunk(2))).mean()
+    >>> loss = Alignment().make_loss(temperature=0.2)
+    >>> float(loss(torch.tensor([[1.0, 0.0], [1.0, 0.0]])))
+    0.0
     """
 
     needs_pseudo_labels = False
@@ -138,7 +156,7 @@ class ProtoNCE(_ClusterAware):
     """NT-Xent plus ``weight`` times ProtoNCE's prototype term.
 
     The prototype term (Li et al., ICLR 2021, "Prototypical Contrastive Learning";
-    :func:`~sklearn_shufdiv.embedders.prototype_loss`) is the cross-entropy of each
+    ``_loss.prototype_loss``) is the cross-entropy of each
     view's cosine similarity to the cluster centers, its document's cluster the target:
     it pulls each document towards its cluster, while instance discrimination pushes
     documents apart. The clusters are the epoch selection's clustering of its sample
@@ -185,45 +203,8 @@ class ProtoNCE(_ClusterAware):
                             (self.weight, PrototypeLoss(temperature))])
 
 
-class ClusterNegatives(_ClusterAware):
-    """NT-Xent in which the documents of the anchor's cluster are no negatives.
-
-    Before each epoch, every document of the selection's sample gets a pseudo-label, its
-    cluster in the epoch selection's clustering after the previous epoch (epoch 0: the
-    untuned encoder). In the loss, the views of the anchor's cluster are then left out
-    of the denominator (``mode="exclude"``) or made positives too (``"positive"``:
-    supervised contrastive learning with the pseudo-labels as labels); documents outside
-    the sample are as in :class:`NTXent`. Needs ``n_clusters``. See :ref:`training`.
-
-    Parameters
-    ----------
-    mode : {"exclude", "positive"}, default="exclude"
-        What the views of the anchor's cluster are.
-    n_pseudo_clusters : int or None, default=None
-        As :class:`ProtoNCE`'s.
-    fraction : float in (0, 1], default=1.0
-        As :class:`ProtoNCE`'s.
-
-    Examples
-    --------
-    >>> ClusterNegatives("positive").make_loss(temperature=0.2)
-    GroupedNTXentLoss(temperature=0.2, same_group='positive')
-    """
-
-    _parameter_constraints = {**_ClusterAware._parameter_constraints,
-                              "mode": [Options({"exclude", "positive"})]}
-
-    def __init__(self, mode="exclude", n_pseudo_clusters=None, fraction=1.0):
-        self.mode = mode
-        self.n_pseudo_clusters = n_pseudo_clusters
-        self.fraction = fraction
-
-    def make_loss(self, temperature):
-        return GroupedNTXentLoss(temperature, self.mode)
-
-
 #: The objectives the ``objective`` parameter names, as their default instances.
-OBJECTIVES = {"nt-xent": NTXent, "prototype": ProtoNCE, "cluster-negatives": ClusterNegatives}
+OBJECTIVES = {"nt-xent": NTXent, "prototype": ProtoNCE}
 
 
 def resolve_objective(objective):
@@ -234,8 +215,8 @@ def resolve_objective(objective):
     --------
     >>> resolve_objective("prototype")
     ProtoNCE(weight=1.0, n_pseudo_clusters=None, fraction=1.0)
-    >>> resolve_objective(ClusterNegatives("positive"))
-    ClusterNegatives(mode='positive', n_pseudo_clusters=None, fraction=1.0)
+    >>> resolve_objective(ProtoNCE(weight=0.5))
+    ProtoNCE(weight=0.5, n_pseudo_clusters=None, fraction=1.0)
     """
     if isinstance(objective, str):
         return OBJECTIVES[objective]()

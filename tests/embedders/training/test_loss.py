@@ -3,7 +3,7 @@ import math
 import pytest
 import torch
 
-from sklearn_shufdiv.embedders import NTXentLoss, nt_xent_loss, prototype_loss
+from sklearn_shufdiv.embedders._training._loss import NTXentLoss, nt_xent_loss, prototype_loss
 
 
 def reference_nt_xent(views, temperature, keys=None):
@@ -175,7 +175,6 @@ def test_the_pieces_compose():
     """The masks and the one masked InfoNCE are the losses' building blocks; a weighted
     sum of modules is the sum of their values."""
     from sklearn_shufdiv.embedders._training._loss import (
-        GroupedNTXentLoss,
         PrototypeLoss,
         WeightedSum,
         contrastive_masks,
@@ -192,8 +191,8 @@ def test_the_pieces_compose():
     assert not (positive & excluded).any() and excluded.diagonal().all()
     assert float(info_nce(views, positive, excluded, 0.3)) == pytest.approx(
         reference_grouped(views, 0.3, keys.tolist(), groups.tolist(), "positive"), rel=1e-5)
-    total = WeightedSum([(0.5, GroupedNTXentLoss(0.3, "exclude")), (2.0, PrototypeLoss(0.3))])
+    total = WeightedSum([(0.5, NTXentLoss(0.3)), (2.0, PrototypeLoss(0.3))])
     assert float(total(views, keys, groups, prototypes)) == pytest.approx(
-        0.5 * float(nt_xent_loss(views, 0.3, keys, groups, "exclude"))
+        0.5 * float(nt_xent_loss(views, 0.3, keys))
         + 2.0 * float(prototype_loss(views, prototypes, groups, 0.3)), rel=1e-6)
     assert "weights=[0.5, 2.0]" in repr(total)

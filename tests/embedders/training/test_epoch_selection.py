@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+from conftest import SMALL
 
 from sklearn_shufdiv.cluster import DEFAULT_N_INIT, SphericalKMeans, clustering_stability
 from sklearn_shufdiv.cluster import cluster_on_sphere as cluster
@@ -9,13 +10,11 @@ from sklearn_shufdiv.embedders import (
     Candidate,
     SelectionCriterion,
     ShuffleDivideEmbedder,
-    SilhouetteCriterion,
 )
 from sklearn_shufdiv.embedders._spaces._lexical import fuse
 from sklearn_shufdiv.metrics import cosine_silhouette
 
-SMALL = dict(max_epochs=2, batch_size=8, mini_batch_size=6, max_length=32, random_state=0,
-             verbose=0, n_clusters=4)
+CLUSTERED = {**SMALL, "n_clusters": 4}
 
 
 @pytest.fixture(scope="module")
@@ -47,15 +46,6 @@ def test_every_run_is_replayed_and_the_best_is_chosen(points):
         5, n_init=6, random_state=3).fit(clustering.unit).labels_.tolist()
 
 
-def test_the_silhouette_criterion_is_the_packages_silhouette(points):
-    candidate = Candidate(2, points, cluster(points, 3))
-    assert SilhouetteCriterion().score(candidate, None) == cosine_silhouette(
-        candidate.clustering.unit, candidate.labels)
-    one_cluster = Candidate(0, points, cluster(points, 3))
-    one_cluster.clustering.labels = np.zeros(len(points), dtype=int)
-    assert SilhouetteCriterion().score(one_cluster, None) == -1.0  # undefined: the worst
-
-
 class Recording(SelectionCriterion):
     """A criterion that records what it is given; scores favour epoch 1."""
 
@@ -83,7 +73,7 @@ def test_a_criterion_sees_each_candidate_and_its_scores_go_to_history(tiny_bert_
     docs, _ = corpus
     criterion = Recording()
     embedder = ShuffleDivideEmbedder(tiny_bert_path, selection=criterion,
-                                     selection_sample_size=40, **SMALL).fit(docs)
+                                     selection_sample_size=40, **CLUSTERED).fit(docs)
     assert criterion.seen == []  # the fit works on its own copy
     used = fitted_criterion(embedder)
     assert used.prepared == 1
@@ -95,7 +85,7 @@ def test_a_criterion_sees_each_candidate_and_its_scores_go_to_history(tiny_bert_
     assert [row["selection_score"] for row in embedder.history_] == [0.1, 0.9, 0.5]
     assert embedder.net_.history[:, "recorded"] == [0.9, 0.5]
     assert embedder.best_epoch_ == 1
-    one_epoch = ShuffleDivideEmbedder(tiny_bert_path, **{**SMALL, "max_epochs": 1,
+    one_epoch = ShuffleDivideEmbedder(tiny_bert_path, **{**CLUSTERED, "max_epochs": 1,
                                                          "n_clusters": None}).fit(docs)
     np.testing.assert_array_equal(embedder.transform(docs), one_epoch.transform(docs))
 
@@ -116,10 +106,11 @@ class LastButOne(SelectionCriterion):
 def test_a_criterion_may_keep_all_weights_and_choose_at_the_end(tiny_bert_path, corpus,
                                                                  tmp_path, interrupt_at):
     docs, _ = corpus
-    params = {**SMALL, "max_epochs": 3, "selection": LastButOne()}
+    params = {**CLUSTERED, "max_epochs": 3, "selection": LastButOne()}
     whole = ShuffleDivideEmbedder(tiny_bert_path, **params).fit(docs)
     assert whole.best_epoch_ == 2
-    two_epochs = ShuffleDivideEmbedder(tiny_bert_path, **{**SMALL, "n_clusters": None}).fit(docs)
+    two_epochs = ShuffleDivideEmbedder(tiny_bert_path,
+                                       **{**CLUSTERED, "n_clusters": None}).fit(docs)
     np.testing.assert_array_equal(whole.transform(docs), two_epochs.transform(docs))
     # Interrupted in epoch 3 and resumed: the kept weights came back from the checkpoint.
     restore = interrupt_at(6 * 2 + 2)
@@ -142,18 +133,19 @@ def test_a_choice_whose_weights_were_not_kept_is_an_error(tiny_bert_path, corpus
     docs, _ = corpus
     with pytest.raises(RuntimeError, match="keep_all_weights = True"):
         ShuffleDivideEmbedder(tiny_bert_path, selection=ChoosesWithoutKeeping(),
-                              **SMALL).fit(docs)
+                              **CLUSTERED).fit(docs)
 
 
 def test_bad_selection(tiny_bert_path, corpus):
     with pytest.raises(ValueError, match="'selection' parameter"):
-        ShuffleDivideEmbedder(tiny_bert_path, selection="consensus", **SMALL).fit(corpus[0])
+        ShuffleDivideEmbedder(tiny_bert_path, selection="consensus", **CLUSTERED).fit(corpus[0])
 
 
 def test_the_untuned_silhouette_scores_each_clustering_in_epoch_0s_space(points):
     from sklearn.metrics import silhouette_score
 
-    from sklearn_shufdiv.embedders import SelectionContext, UntunedSilhouetteCriterion
+    from sklearn_shufdiv.embedders import SelectionContext
+    from sklearn_shufdiv.embedders._training._criteria import UntunedSilhouetteCriterion
 
     rng = np.random.default_rng(2)
     tuned = points + rng.normal(scale=2.0, size=points.shape)  # another space
@@ -178,10 +170,10 @@ def test_the_untuned_silhouette_in_a_fit(tiny_bert_path, corpus, lexical_weight)
     docs, _ = corpus
     embedder = ShuffleDivideEmbedder(tiny_bert_path, selection="untuned-silhouette",
                                      selection_sample_size=40, lexical_weight=lexical_weight,
-                                     **SMALL).fit(docs)
+                                     **CLUSTERED).fit(docs)
     sample = [docs[i] for i in embedder.selection_indices_]
     untuned = ShuffleDivideEmbedder(tiny_bert_path, lexical_weight=lexical_weight,
-                                    **{**SMALL, "max_epochs": 0}).fit(docs)
+                                    **{**CLUSTERED, "max_epochs": 0}).fit(docs)
     space = untuned.net_.embed(sample)  # as the selection computes it: the encoder's,
     if lexical_weight:  # fused with the words as transform fuses them
         space = fuse(space, untuned.lexical_.transform(sample), lexical_weight)
@@ -241,11 +233,11 @@ def test_the_stability_criterion_in_a_fit(tiny_bert_path, corpus, monkeypatch, c
     monkeypatch.setattr(_criteria, "clustering_stability", lambda *args, **kwargs: stable)
     docs, _ = corpus
     embedder = ShuffleDivideEmbedder(tiny_bert_path, selection="stability",
-                                     **{**SMALL, "verbose": 1}).fit(docs)
+                                     **{**CLUSTERED, "verbose": 1}).fit(docs)
     assert embedder.best_epoch_ == best_epoch
     assert [row["stability"] for row in embedder.history_] == [stable] * epochs
     assert len(embedder.net_.history) == epochs - 1
-    trained = ShuffleDivideEmbedder(tiny_bert_path, **{**SMALL, "n_clusters": None,
+    trained = ShuffleDivideEmbedder(tiny_bert_path, **{**CLUSTERED, "n_clusters": None,
                                                        "max_epochs": best_epoch}).fit(docs)
     np.testing.assert_array_equal(embedder.transform(docs), trained.transform(docs))
     skipped = "the selection will keep no later epoch: training skipped"
@@ -258,16 +250,16 @@ def test_the_stability_criterion_in_a_real_fit_and_its_validation(tiny_bert_path
     docs, _ = corpus
     embedder = ShuffleDivideEmbedder(tiny_bert_path, selection=StabilityCriterion(0.01, 3),
                                      selection_sample_size=40, lexical_weight=0,
-                                     **SMALL).fit(docs)
+                                     **CLUSTERED).fit(docs)
     sample = [docs[i] for i in embedder.selection_indices_]
     untuned = ShuffleDivideEmbedder(tiny_bert_path, lexical_weight=0,
-                                    **{**SMALL, "max_epochs": 0}).fit(docs)
+                                    **{**CLUSTERED, "max_epochs": 0}).fit(docs)
     assert embedder.history_[0]["stability"] == pytest.approx(
         clustering_stability(untuned.net_.embed(sample), 4, seed=0, n_clusterings=3))
     for bad, match in ((StabilityCriterion(0), "min_stability=0"),
                        (StabilityCriterion(n_clusterings=1), "n_clusterings=1")):
         with pytest.raises(ValueError, match=match):
-            ShuffleDivideEmbedder(tiny_bert_path, selection=bad, **SMALL).fit(docs)
+            ShuffleDivideEmbedder(tiny_bert_path, selection=bad, **CLUSTERED).fit(docs)
 
 
 def test_fit_transform_reuses_the_chosen_epochs_embeddings(tiny_bert_path, corpus,
@@ -276,7 +268,7 @@ def test_fit_transform_reuses_the_chosen_epochs_embeddings(tiny_bert_path, corpu
     epoch before the last) also has the chosen epoch's embeddings of the whole corpus:
     fit_transform embeds nothing again."""
     docs, _ = corpus
-    params = {**SMALL, "selection": LastButOne(), "selection_sample_size": None}
+    params = {**CLUSTERED, "selection": LastButOne(), "selection_sample_size": None}
     embedder = ShuffleDivideEmbedder(tiny_bert_path, **params)
     embeddings = embedder.fit_transform(docs)
     assert embedder.best_epoch_ == 1

@@ -7,13 +7,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.feature_extraction.text import TfidfVectorizer
 
-from sklearn_shufdiv.embedders import (
+from sklearn_shufdiv.embedders._text import _neighbors
+from sklearn_shufdiv.embedders._text._neighbors import top1_cosine_neighbors
+from sklearn_shufdiv.embedders._text._positives import (
     TfidfNeighborPairs,
     mine_tfidf_positives,
     pair_label_agreement,
-    top1_cosine_neighbors,
 )
-from sklearn_shufdiv.embedders._text import _neighbors
 
 TOL = 1e-9  # reference vs. ours; real similarity differences in these tests are >> TOL
 

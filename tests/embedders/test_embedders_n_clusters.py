@@ -5,16 +5,15 @@ import os
 
 import numpy as np
 import pytest
+from conftest import SMALL, spy_training
 from sklearn.base import clone
-from test_objectives import spy_training
 
 from sklearn_shufdiv.cluster import choose_n_clusters, cluster_centers, cluster_on_sphere
 from sklearn_shufdiv.embedders import ShuffleDivideEmbedder
 from sklearn_shufdiv.embedders._spaces._lexical import choose_lexical_weight, fuse
 from sklearn_shufdiv.embedders._training import _engine, _selection
 
-SMALL = dict(max_epochs=1, batch_size=8, mini_batch_size=6, max_length=32, random_state=0,
-             verbose=0)
+ONE_EPOCH = {**SMALL, "max_epochs": 1}
 
 
 def spy_embed(monkeypatch):
@@ -35,7 +34,7 @@ def test_auto_is_the_choice_on_the_untuned_sample(tiny_bert_path, corpus, monkey
     docs, _ = corpus
     embedded = spy_embed(monkeypatch)
     embedder = ShuffleDivideEmbedder(tiny_bert_path, n_clusters="auto", selection_sample_size=40,
-                                     **SMALL).fit(docs)
+                                     **ONE_EPOCH).fit(docs)
     sample = [docs[i] for i in embedder.selection_indices_]
     # The untuned encoder's embeddings of the sample (the selection's first embedding),
     # in the space transform returns at the fixed weight of the words.
@@ -56,10 +55,10 @@ def test_auto_is_the_choice_on_the_untuned_sample(tiny_bert_path, corpus, monkey
 def test_auto_equals_the_int_it_chose(tiny_bert_path, corpus):
     """With the chosen k given as an int, the fit is the same in all but the scores."""
     docs, _ = corpus
-    auto = ShuffleDivideEmbedder(tiny_bert_path, n_clusters="auto", **SMALL).fit(docs)
-    again = ShuffleDivideEmbedder(tiny_bert_path, n_clusters="auto", **SMALL).fit(docs)
+    auto = ShuffleDivideEmbedder(tiny_bert_path, n_clusters="auto", **ONE_EPOCH).fit(docs)
+    again = ShuffleDivideEmbedder(tiny_bert_path, n_clusters="auto", **ONE_EPOCH).fit(docs)
     fixed = ShuffleDivideEmbedder(tiny_bert_path, n_clusters=auto.n_clusters_,
-                                  **SMALL).fit(docs)
+                                  **ONE_EPOCH).fit(docs)
     assert again.n_clusters_ == auto.n_clusters_ == fixed.n_clusters_
     np.testing.assert_array_equal(again.n_clusters_scores_.score, auto.n_clusters_scores_.score)
     assert fixed.n_clusters_scores_ is None
@@ -77,7 +76,7 @@ def test_an_int_or_none_chooses_nothing(tiny_bert_path, corpus, monkeypatch, n_c
 
     monkeypatch.setattr(_selection, "choose_n_clusters", refuse)
     docs, _ = corpus
-    embedder = ShuffleDivideEmbedder(tiny_bert_path, n_clusters=n_clusters, **SMALL).fit(docs)
+    embedder = ShuffleDivideEmbedder(tiny_bert_path, n_clusters=n_clusters, **ONE_EPOCH).fit(docs)
     assert embedder.n_clusters_ == n_clusters and embedder.n_clusters_scores_ is None
     if n_clusters is not None:
         assert all(set(np.unique(row)) == set(range(4)) for row in embedder.selection_labels_)
@@ -87,7 +86,7 @@ def test_lexical_weight_auto_is_chosen_with_the_chosen_k(tiny_bert_path, corpus,
     docs, _ = corpus
     embedded = spy_embed(monkeypatch)
     embedder = ShuffleDivideEmbedder(tiny_bert_path, n_clusters="auto", lexical_weight="auto",
-                                     **SMALL).fit(docs)
+                                     **ONE_EPOCH).fit(docs)
     lexical = embedder.lexical_.transform([docs[i] for i in embedder.selection_indices_])
     k, _ = choose_n_clusters(fuse(embedded[0], lexical, 0.5), random_state=0)
     assert embedder.n_clusters_ == k
@@ -99,7 +98,7 @@ def test_cluster_aware_objective_trains_on_the_chosen_k(tiny_bert_path, corpus, 
     docs, _ = corpus
     seen, embedded = spy_training(monkeypatch)
     embedder = ShuffleDivideEmbedder(tiny_bert_path, n_clusters="auto", objective="prototype",
-                                     lexical_weight=0, **SMALL).fit(docs)
+                                     lexical_weight=0, **ONE_EPOCH).fit(docs)
     k = embedder.n_clusters_
     assert k == choose_n_clusters(embedded[0], random_state=0)[0]
     sample = embedder.selection_indices_
@@ -114,7 +113,7 @@ def test_cluster_aware_objective_trains_on_the_chosen_k(tiny_bert_path, corpus, 
 def test_auto_resumes_from_a_checkpoint_with_its_choice(tiny_bert_path, corpus, tmp_path,
                                                         interrupt_at):
     docs, _ = corpus
-    params = {**SMALL, "max_epochs": 2, "n_clusters": "auto", "objective": "prototype"}
+    params = {**ONE_EPOCH, "max_epochs": 2, "n_clusters": "auto", "objective": "prototype"}
     whole = ShuffleDivideEmbedder(tiny_bert_path, **params).fit(docs)
     restore = interrupt_at(6 + 3)  # 6 batches an epoch: stop inside epoch 2
     with pytest.warns(RuntimeWarning, match="interrupted after 1 of 2 epochs"):
@@ -133,7 +132,7 @@ def test_auto_resumes_from_a_checkpoint_with_its_choice(tiny_bert_path, corpus, 
 
 
 def test_clone_keeps_auto_and_bad_values_are_refused(tiny_bert_path, corpus):
-    embedder = ShuffleDivideEmbedder(tiny_bert_path, n_clusters="auto", **SMALL)
+    embedder = ShuffleDivideEmbedder(tiny_bert_path, n_clusters="auto", **ONE_EPOCH)
     assert clone(embedder).get_params()["n_clusters"] == "auto"
     docs, _ = corpus
     for bad in ("automatic", 1):
@@ -144,7 +143,7 @@ def test_clone_keeps_auto_and_bad_values_are_refused(tiny_bert_path, corpus):
 def test_auto_on_one_distinct_document_says_what_to_do(tiny_bert_path):
     docs = ["The league won the cup. The coach was glad."] * 6
     embedder = ShuffleDivideEmbedder(tiny_bert_path, n_clusters="auto", lexical_weight=0,
-                                     **{**SMALL, "max_epochs": 0})
+                                     **{**ONE_EPOCH, "max_epochs": 0})
     with pytest.raises(ValueError, match=r"n_clusters='auto': .*1 distinct sample.*Give "
                                          r"n_clusters as an int"):
         embedder.fit(docs)

@@ -9,6 +9,7 @@ import warnings
 import numpy as np
 import pytest
 import torch
+from conftest import SMALL
 from sklearn.base import clone
 from sklearn.exceptions import NotFittedError
 from sklearn.utils.estimator_checks import parametrize_with_checks
@@ -16,14 +17,13 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 from sklearn_shufdiv.cluster import SphericalKMeans, _sphere, cluster_on_sphere
 from sklearn_shufdiv.embedders import (
     Candidate,
+    SelectionCriterion,
     ShuffleDivideEmbedder,
-    SilhouetteCriterion,
     TfidfPositiveEmbedder,
 )
 from sklearn_shufdiv.embedders._training import _engine
+from sklearn_shufdiv.metrics import cosine_silhouette
 
-SMALL = dict(max_epochs=2, batch_size=8, mini_batch_size=6, max_length=32, random_state=0,
-             verbose=0)
 #: How far the same document's embeddings may differ when batched with other documents
 #: (other padding, other kernels' summation order), by the precision they are computed in.
 BATCHING_ATOL = {"float32": 1e-5, "bfloat16": 1e-3}
@@ -166,10 +166,20 @@ def test_max_epochs_zero_is_the_frozen_encoder(tiny_bert_path, corpus):
     assert frozen.best_epoch_ == 0 and len(frozen.history_) == 1
 
 
-def test_selection_by_silhouette(tiny_bert_path, corpus):
+class OwnSilhouette(SelectionCriterion):
+    """A criterion through the public protocol: the silhouette of each epoch's
+    clustering in its own space."""
+
+    name = "silhouette"
+
+    def score(self, candidate, context):
+        return cosine_silhouette(candidate.clustering.unit, candidate.labels)
+
+
+def test_a_new_criterion_keeps_its_best_scored_epoch(tiny_bert_path, corpus):
     docs, _ = corpus
     embedder = ShuffleDivideEmbedder(
-        tiny_bert_path, selection="silhouette",
+        tiny_bert_path, selection=OwnSilhouette(),
         **{**SMALL, "max_epochs": 3, "n_clusters": 4}).fit(docs)
     scores = [row["silhouette"] for row in embedder.history_]
     assert len(scores) == 4 and all(-1 <= s <= 1 for s in scores)
@@ -179,7 +189,7 @@ def test_selection_by_silhouette(tiny_bert_path, corpus):
     # The kept weights are the best epoch's: re-scoring them, in the space transform
     # returns (the encoder and the words), gives the recorded value.
     embeddings = embedder.transform(docs)
-    rescored = SilhouetteCriterion().score(
+    rescored = OwnSilhouette().score(
         Candidate(0, embeddings, cluster_on_sphere(embeddings, 4, 0)), None)
     assert rescored == pytest.approx(max(scores), abs=1e-5)
 
@@ -392,3 +402,35 @@ def test_cuda_round_trip(tiny_bert_path, corpus, tmp_path):
     # bf16 keeps 8 bits of mantissa: unit vectors agree to a few 1e-3 per coordinate.
     np.testing.assert_allclose(on_cpu, on_gpu, atol=3e-2)
     assert (on_cpu * on_gpu).sum(axis=1).min() > 0.999
+
+
+# -- parameters named in their errors ----------------------------------------------------
+# Parameters named in their errors: the epoch selection's sample against n_clusters.
+@pytest.mark.parametrize("estimator", [ShuffleDivideEmbedder, TfidfPositiveEmbedder])
+def test_a_selection_sample_smaller_than_n_clusters_names_the_parameter(
+        tiny_bert_path, corpus, estimator, monkeypatch):
+    from sklearn_shufdiv.embedders import _base
+
+    def never(*args, **kwargs):
+        raise AssertionError("the model was loaded before the check")
+
+    monkeypatch.setattr(_base, "load_encoder", never)
+    embedder = estimator(tiny_bert_path, n_clusters=4, selection_sample_size=3, max_epochs=1,
+                         verbose=0)
+    with pytest.raises(ValueError, match=r"selection_sample_size=3 is fewer documents than "
+                                         r"n_clusters=4.*Raise selection_sample_size to 4"):
+        embedder.fit(corpus[0])
+
+
+def test_more_clusters_than_documents_names_n_clusters(tiny_bert_path, corpus):
+    embedder = ShuffleDivideEmbedder(tiny_bert_path, n_clusters=50, max_epochs=1, verbose=0)
+    with pytest.raises(ValueError, match=r"n_clusters=50 is more clusters than the 48 "
+                                         r"documents"):
+        embedder.fit(corpus[0])
+
+
+def test_a_sample_of_exactly_n_clusters_is_accepted(tiny_bert_path, corpus):
+    embedder = ShuffleDivideEmbedder(tiny_bert_path, n_clusters=4, selection_sample_size=4,
+                                     max_epochs=1, batch_size=8, lexical_weight=0,
+                                     random_state=0, verbose=0).fit(corpus[0])
+    assert embedder.selection_indices_.shape == (4,)

@@ -11,6 +11,7 @@ import textwrap
 import numpy as np
 import pytest
 import torch
+from conftest import SMALL
 from safetensors.torch import load_file
 
 from sklearn_shufdiv.embedders import ShuffleDivideEmbedder, load_encoder
@@ -19,9 +20,8 @@ from sklearn_shufdiv.embedders import ShuffleDivideEmbedder, load_encoder
 # tiny model's clusters are unstable, and these tests compare what training does.
 # Embedding in float32: the two fits' weights differ by float32 rounding, which bfloat16
 # arithmetic would magnify past the comparison's tolerance.
-PARAMS = dict(max_epochs=2, batch_size=8, mini_batch_size=3, max_length=32, random_state=0,
-              verbose=0, normalize=False, n_clusters=4, selection="untuned-silhouette",
-              inference_dtype="float32")
+PARAMS = {**SMALL, "mini_batch_size": 3, "normalize": False, "n_clusters": 4,
+          "selection": "untuned-silhouette", "inference_dtype": "float32"}
 
 SCRIPT = textwrap.dedent("""
     import json, sys
@@ -54,8 +54,7 @@ def deterministic_bert(tiny_bert_path, tmp_path_factory):
     return str(path)
 
 
-@pytest.mark.parametrize("extra", [{}, {"objective": "prototype"},
-                                   {"objective": "cluster-negatives"}])
+@pytest.mark.parametrize("extra", [{}, {"objective": "prototype"}])
 def test_two_processes_equal_one_process_on_the_global_batch(deterministic_bert, corpus,
                                                               tmp_path, extra):
     # With a cluster-aware objective, the pseudo-labels of the views are gathered across

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 import torch
 from _precision_helpers import cosines, needs_bf16, needs_onnxruntime
+from conftest import SMALL
 from safetensors.torch import load_file
 
 from sklearn_shufdiv import ShuffleDivideEmbedder, TfidfPositiveEmbedder
@@ -15,8 +16,7 @@ from sklearn_shufdiv.embedders._encoder._pooling import encode
 from sklearn_shufdiv.embedders._encoder._precision import resolve_inference_dtype
 from sklearn_shufdiv.embedders._training._fingerprint import describe_params
 
-SMALL = dict(max_epochs=1, batch_size=8, mini_batch_size=6, max_length=32, random_state=0,
-             verbose=0)
+ONE_EPOCH = {**SMALL, "max_epochs": 1}
 
 
 def encoder_rows(embedder, docs, dtype):
@@ -30,7 +30,7 @@ def test_auto_is_bfloat16_where_the_cpu_runs_it_else_float32(monkeypatch, tiny_b
                                                               corpus, native, expected):
     monkeypatch.setattr(_precision, "cpu_has_bfloat16", lambda: native)
     docs, _ = corpus
-    embedder = ShuffleDivideEmbedder(tiny_bert_path, **{**SMALL, "max_epochs": 0}).fit(docs)
+    embedder = ShuffleDivideEmbedder(tiny_bert_path, **{**ONE_EPOCH, "max_epochs": 0}).fit(docs)
     assert embedder.inference_dtype == "auto" and embedder.inference_dtype_ == expected
     assert embedder.net_.inference_dtype == expected
 
@@ -46,11 +46,11 @@ def test_auto_on_cuda_follows_the_gpu(monkeypatch, supported, expected):
 def test_unsupported_dtype_is_a_clear_error_in_fit_and_transform(monkeypatch, tiny_bert_path,
                                                                  corpus):
     docs, _ = corpus
-    embedder = ShuffleDivideEmbedder(tiny_bert_path, **{**SMALL, "max_epochs": 0}).fit(docs)
+    embedder = ShuffleDivideEmbedder(tiny_bert_path, **{**ONE_EPOCH, "max_epochs": 0}).fit(docs)
     monkeypatch.setattr(_precision, "cpu_has_bfloat16", lambda: False)
     message = r"inference_dtype='bfloat16': this CPU has no bfloat16.*use inference_dtype="
     with pytest.raises(ValueError, match=message):
-        ShuffleDivideEmbedder(tiny_bert_path, inference_dtype="bfloat16", **SMALL).fit(docs)
+        ShuffleDivideEmbedder(tiny_bert_path, inference_dtype="bfloat16", **ONE_EPOCH).fit(docs)
     with pytest.raises(ValueError, match=message):
         embedder.set_params(inference_dtype="bfloat16").transform(docs[:2])
     # "auto" is never an error: it embeds in float32 on such a CPU.
@@ -62,7 +62,7 @@ def test_unsupported_dtype_is_a_clear_error_in_fit_and_transform(monkeypatch, ti
 
 def test_unknown_value_is_refused(tiny_bert_path, corpus):
     with pytest.raises(ValueError, match="inference_dtype"):
-        ShuffleDivideEmbedder(tiny_bert_path, inference_dtype="float16", **SMALL).fit(
+        ShuffleDivideEmbedder(tiny_bert_path, inference_dtype="float16", **ONE_EPOCH).fit(
             corpus[0])
 
 
@@ -74,7 +74,7 @@ def test_bfloat16_transform_is_the_encoder_in_bfloat16_and_close_to_float32(
     bfloat16 rows, direct; within a cosine of 0.999 of float32's rows on the tiny BERT."""
     docs, _ = corpus
     embedder = Embedder(tiny_bert_path, inference_dtype="bfloat16", lexical_weight=0,
-                        normalize=False, **SMALL)
+                        normalize=False, **ONE_EPOCH)
     fitted = embedder.fit_transform(docs)
     assert embedder.inference_dtype_ == "bfloat16"
     expected = encoder_rows(embedder, docs, "bfloat16")
@@ -100,7 +100,7 @@ def test_the_epoch_selection_embeds_in_inference_dtype(tiny_bert_path, corpus, m
                         lambda *a, **k: seen.append(k["dtype"]) or real(*a, **k))
     docs, _ = corpus
     embedder = ShuffleDivideEmbedder(tiny_bert_path, n_clusters=3, inference_dtype="bfloat16",
-                                     **{**SMALL, "max_epochs": 2})
+                                     **{**ONE_EPOCH, "max_epochs": 2})
     embedder.fit(docs)
     assert seen == ["bfloat16"] * 3  # epochs 0, 1 and 2
     embedder.set_params(inference_dtype="float32").transform(docs[:3])
@@ -109,7 +109,7 @@ def test_the_epoch_selection_embeds_in_inference_dtype(tiny_bert_path, corpus, m
 
 def test_saved_weights_are_float32_and_pickles_embed_alike(tiny_bert_path, corpus, tmp_path):
     docs, _ = corpus
-    embedder = ShuffleDivideEmbedder(tiny_bert_path, **SMALL).fit(docs)  # "auto"
+    embedder = ShuffleDivideEmbedder(tiny_bert_path, **ONE_EPOCH).fit(docs)  # "auto"
     embedder.save_pretrained(tmp_path / "tuned")
     weights = load_file(tmp_path / "tuned" / "model.safetensors")
     assert {tensor.dtype for tensor in weights.values()} == {torch.float32}
@@ -127,7 +127,7 @@ def test_inference_dtype_is_not_in_the_checkpoint_fingerprint(tiny_bert_path):
 
 def test_a_checkpoint_resumes_under_another_inference_dtype(tiny_bert_path, corpus, tmp_path):
     docs, _ = corpus
-    params = dict(SMALL, max_epochs=2, checkpoint_dir=tmp_path / "ckpt",
+    params = dict(ONE_EPOCH, max_epochs=2, checkpoint_dir=tmp_path / "ckpt",
                   inference_dtype="float32")
     whole = ShuffleDivideEmbedder(tiny_bert_path, **params).fit(docs)
     resumed = ShuffleDivideEmbedder(tiny_bert_path, **{**params, "inference_dtype": "auto"})
@@ -141,7 +141,7 @@ def test_a_checkpoint_resumes_under_another_inference_dtype(tiny_bert_path, corp
 def test_int8_transform_runs_onnx_runtime_close_to_float32(tiny_bert_path, corpus):
     docs, _ = corpus
     embedder = ShuffleDivideEmbedder(tiny_bert_path, inference_dtype="int8", lexical_weight=0,
-                                     normalize=False, **{**SMALL, "max_epochs": 0}).fit(docs)
+                                     normalize=False, **{**ONE_EPOCH, "max_epochs": 0}).fit(docs)
     assert embedder.inference_dtype_ == "int8"
     got = embedder.transform(docs)
     np.testing.assert_allclose(got, encoder_rows(embedder, docs, "int8"), rtol=1e-5,

@@ -1,11 +1,15 @@
 """The skorch engine: users' callbacks, the history keys they monitor, Ctrl-C, batching,
 and a progress bar that moves within a batch."""
 
+import os
+import signal
+import time
 import warnings
 
 import numpy as np
 import pytest
 import torch
+from conftest import SMALL
 from skorch.callbacks import (
     Callback,
     EarlyStopping,
@@ -16,14 +20,14 @@ from skorch.callbacks import (
 from torch.optim.lr_scheduler import LambdaLR
 
 from sklearn_shufdiv.__main__ import main
-from sklearn_shufdiv.embedders import FitInterruptedWarning, ShuffleDivideEmbedder
+from sklearn_shufdiv.embedders import ShuffleDivideEmbedder
 from sklearn_shufdiv.embedders._training import _engine
 from sklearn_shufdiv.embedders._training._engine import EpochBatches, batch_count
+from sklearn_shufdiv.exceptions import FitInterruptedWarning
 
 # The engine's tests score epochs by the untuned silhouette, which keeps the best score
 # (the default, stability, can skip training where the tiny model's clusters are unstable).
-SMALL = dict(max_epochs=2, batch_size=8, mini_batch_size=6, max_length=32, random_state=0,
-             verbose=0, selection="untuned-silhouette")
+TRAINING = {**SMALL, "selection": "untuned-silhouette"}
 
 
 def warm_up_then_decay(step):
@@ -53,7 +57,7 @@ class Recorder(Callback):
 def test_user_callbacks_lr_schedule_and_clipping_plug_into_fit(tiny_bert_path, corpus):
     docs, _ = corpus
     recorder = Recorder()
-    embedder = ShuffleDivideEmbedder(tiny_bert_path, n_clusters=4, **SMALL, callbacks=[
+    embedder = ShuffleDivideEmbedder(tiny_bert_path, n_clusters=4, **TRAINING, callbacks=[
         ("lr", LRScheduler(LambdaLR, lr_lambda=warm_up_then_decay, step_every="batch")),
         GradientNormClipping(gradient_clip_value=0.05),
         ("recorder", recorder),
@@ -93,7 +97,7 @@ def test_skorch_freezer_keeps_the_lower_layers_as_they_were(tiny_bert_path, corp
     included), the others train."""
     docs, _ = corpus
     changes = ParameterChanges()
-    ShuffleDivideEmbedder(tiny_bert_path, n_clusters=4, **SMALL, callbacks=[
+    ShuffleDivideEmbedder(tiny_bert_path, n_clusters=4, **TRAINING, callbacks=[
         Freezer(["*embeddings*", "*layer.0.*"]), ("changes", changes)]).fit(docs)
     frozen = {n for n in changes.changed if "embeddings" in n or ".layer.0." in n}
     assert frozen and len(frozen) < len(changes.changed)
@@ -112,7 +116,7 @@ def test_early_stopping_monitors_the_selection_score(tiny_bert_path, corpus, tmp
         warnings.simplefilter("error", FitInterruptedWarning)  # a stop is no interruption
         embedder = ShuffleDivideEmbedder(
             tiny_bert_path, n_clusters=4, checkpoint_dir=tmp_path,
-            **{**SMALL, "max_epochs": 4}, callbacks=[stopper]).fit(docs)
+            **{**TRAINING, "max_epochs": 4}, callbacks=[stopper]).fit(docs)
     assert [row["epoch"] for row in embedder.history_] == [0, 1, 2]
     assert embedder.best_epoch_ in (0, 1, 2)
     # The epoch it ended was checkpointed (the checkpoint runs after the stop request).
@@ -122,16 +126,16 @@ def test_early_stopping_monitors_the_selection_score(tiny_bert_path, corpus, tmp
 def test_bad_callbacks(tiny_bert_path, corpus):
     docs, _ = corpus
     with pytest.raises(TypeError, match="callbacks must be a list of skorch callbacks"):
-        ShuffleDivideEmbedder(tiny_bert_path, **SMALL, callbacks=[print]).fit(docs)
+        ShuffleDivideEmbedder(tiny_bert_path, **TRAINING, callbacks=[print]).fit(docs)
     with pytest.raises(ValueError, match="'progress' is taken by one of the engine's"):
-        ShuffleDivideEmbedder(tiny_bert_path, **SMALL,
+        ShuffleDivideEmbedder(tiny_bert_path, **TRAINING,
                               callbacks=[("progress", Recorder())]).fit(docs)
 
 
 def test_ctrl_c_returns_the_last_completed_epoch(tiny_bert_path, corpus, interrupt_at):
     """Interrupted in epoch 2 of 3, the model is epoch 1's, as history_ says."""
     docs, _ = corpus
-    params = {**SMALL, "max_epochs": 3}
+    params = {**TRAINING, "max_epochs": 3}
     interrupt_at(6 + 3)  # 6 batches an epoch: stop inside epoch 2
     with pytest.warns(FitInterruptedWarning, match="after 1 of 3 epochs.*weights of epoch 1"):
         interrupted = ShuffleDivideEmbedder(tiny_bert_path, **params).fit(docs)
@@ -173,7 +177,7 @@ def test_the_progress_bar_moves_within_a_batch(tiny_bert_path, corpus, monkeypat
     docs, _ = corpus
     CountingBar.updates = []
     monkeypatch.setattr(_engine, "tqdm", CountingBar)
-    ShuffleDivideEmbedder(tiny_bert_path, **{**SMALL, "max_epochs": 1, "batch_size": 48,
+    ShuffleDivideEmbedder(tiny_bert_path, **{**TRAINING, "max_epochs": 1, "batch_size": 48,
                                              "verbose": 1}).fit(docs[:24])
     assert len(CountingBar.updates) > 8  # 48 views / 6 a mini-batch, twice
     assert sum(CountingBar.updates) == 2 * 48  # each view embedded, then back-propagated
@@ -194,10 +198,62 @@ def test_batch_size_2_with_an_odd_number_of_documents_trains(tiny_bert_path, cor
     """5 trainable documents in batches of 2 pairs: no batch is left with a single pair
     (which the loss refuses: "Need an even number of at least 4 views")."""
     docs, _ = corpus
-    embedder = ShuffleDivideEmbedder(tiny_bert_path, **{**SMALL, "batch_size": 2,
+    embedder = ShuffleDivideEmbedder(tiny_bert_path, **{**TRAINING, "batch_size": 2,
                                                         "max_epochs": 1, "lexical_weight": 0}
                                      ).fit(docs[:5])
     assert embedder.net_.history[-1, "train_batch_count"] == 2
     batches = EpochBatches(embedder._make_positives().fit(docs[:5]), 2, 0)
     batches.set_epoch(1)
     assert sorted(len(b) // 2 for b in batches.batches) == [2, 3]
+
+
+# -- interruptions -----------------------------------------------------------------------
+# Ctrl-C while a user callback runs is an interruption, not that callback's stop request.
+INTERRUPTED = {**SMALL, "max_epochs": 3, "mini_batch_size": "auto", "lexical_weight": 0}
+
+
+class CtrlCDuringEpochEnd(Callback):
+    """Receives a SIGINT (as from Ctrl-C) while it runs, at the end of epoch 1."""
+
+    def on_epoch_end(self, net, **kwargs):
+        if len(net.history) == 1:
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(5)  # the signal interrupts the sleep
+
+
+class StopsAfterEpochOne(Callback):
+    def on_epoch_end(self, net, **kwargs):
+        if len(net.history) == 1:
+            raise KeyboardInterrupt  # skorch's way to ask for a stop
+
+
+@pytest.fixture
+def python_sigint():
+    """Python's own SIGINT handler (Ctrl-C raises KeyboardInterrupt) for the test, as in
+    an interactive session; a process started in the background ignores SIGINT."""
+    try:
+        previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    except ValueError:  # not the main thread
+        pytest.skip("signal handlers can only be set in the main thread")
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
+def test_ctrl_c_inside_a_user_callback_is_an_interruption(tiny_bert_path, corpus,
+                                                          python_sigint):
+    start = time.monotonic()
+    with pytest.warns(FitInterruptedWarning, match="interrupted after 1 of 3 epochs"):
+        embedder = ShuffleDivideEmbedder(tiny_bert_path, **INTERRUPTED,
+                                         callbacks=[CtrlCDuringEpochEnd()]).fit(corpus[0])
+    assert time.monotonic() - start < 120
+    assert [row["epoch"] for row in embedder.history_] == [0, 1]
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # put back
+
+
+def test_a_callback_that_raises_the_stop_itself_is_a_stop_request(tiny_bert_path, corpus):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", FitInterruptedWarning)
+        embedder = ShuffleDivideEmbedder(tiny_bert_path, **INTERRUPTED,
+                                         callbacks=[StopsAfterEpochOne()]).fit(corpus[0])
+    assert [row["epoch"] for row in embedder.history_] == [0, 1]
+    assert embedder.net_.stop_requested_by_ == "StopsAfterEpochOne"

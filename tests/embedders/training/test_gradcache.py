@@ -2,10 +2,11 @@ import numpy as np
 import pytest
 import torch
 
-from sklearn_shufdiv.embedders import load_encoder, nt_xent_loss
+from sklearn_shufdiv.embedders import load_encoder
 from sklearn_shufdiv.embedders._encoder._batching import padded_groups, tokenize
 from sklearn_shufdiv.embedders._encoder._device import autocast_context
 from sklearn_shufdiv.embedders._training._gradcache import cached_backward
+from sklearn_shufdiv.embedders._training._loss import nt_xent_loss
 
 
 def padded_chunks(token_ids, size, pad_token_id, device):
@@ -116,7 +117,7 @@ def test_the_training_step_autocasts_on_the_cpu_when_asked(tiny_bert_path, corpu
                                                            cpu_amp_dtype):
     """``ContrastiveNet(cpu_amp_dtype=torch.bfloat16)`` runs the encoder's linear layers
     in bfloat16 on the CPU; by default they run in float32."""
-    from sklearn_shufdiv.embedders import ContrastiveNet, ViewBatch
+    from sklearn_shufdiv.embedders._training._engine import ContrastiveNet, ViewBatch
 
     tokenizer, encoder = load_encoder(tiny_bert_path)
     net = ContrastiveNet(encoder, tokenizer=tokenizer, max_length=24, mini_batch_size=3,

@@ -4,20 +4,21 @@ import pickle
 
 import numpy as np
 import pytest
+from conftest import SMALL
 from sklearn.decomposition import TruncatedSVD
 from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.preprocessing import normalize
 
 from sklearn_shufdiv.cluster import cluster_on_sphere as cluster
 from sklearn_shufdiv.embedders import (
+    SelectionCriterion,
     ShuffleDivideEmbedder,
-    SilhouetteCriterion,
     TfidfPositiveEmbedder,
 )
 from sklearn_shufdiv.embedders._spaces._lexical import LexicalSpace, fuse
+from sklearn_shufdiv.metrics import cosine_silhouette
 
-SMALL = dict(max_epochs=1, batch_size=8, mini_batch_size=6, max_length=32, random_state=0,
-             verbose=0)
+ONE_EPOCH = {**SMALL, "max_epochs": 1}
 
 
 def test_fuse_weights_the_two_cosines():
@@ -60,9 +61,9 @@ def test_lexical_space_shrinks_to_a_small_corpus(corpus):
 def test_empty_lexical_space_names_the_parameter(tiny_bert_path, docs):
     with pytest.raises(ValueError, match=r"lexical_weight.*set lexical_weight=0 "
                                          r"\(--lexical-weight 0 on the command line\)"):
-        ShuffleDivideEmbedder(tiny_bert_path, **{**SMALL, "max_epochs": 0}).fit(docs)
+        ShuffleDivideEmbedder(tiny_bert_path, **{**ONE_EPOCH, "max_epochs": 0}).fit(docs)
     # ... and lexical_weight=0 embeds them.
-    out = ShuffleDivideEmbedder(tiny_bert_path, **{**SMALL, "max_epochs": 0},
+    out = ShuffleDivideEmbedder(tiny_bert_path, **{**ONE_EPOCH, "max_epochs": 0},
                                 lexical_weight=0).fit_transform(docs)
     assert out.shape == (len(docs), 32)
 
@@ -71,7 +72,7 @@ def test_empty_lexical_space_names_the_parameter(tiny_bert_path, docs):
 def test_transform_is_the_encoder_fused_with_the_lsa(Embedder, tiny_bert_path, corpus):
     docs, _ = corpus
     embedder = Embedder(tiny_bert_path, lexical_weight=0.3, lexical_components=8,
-                        **SMALL).fit(docs)
+                        **ONE_EPOCH).fit(docs)
     out = embedder.transform(docs)
     assert out.shape == (len(docs), 32 + 8) and out.dtype == np.float32
     encoder_only = embedder.set_params(lexical_weight=0).transform(docs)
@@ -94,7 +95,7 @@ def test_transform_is_the_encoder_fused_with_the_lsa(Embedder, tiny_bert_path, c
 
 def test_lexical_weight_zero_has_no_lexical_space(tiny_bert_path, corpus):
     docs, _ = corpus
-    embedder = ShuffleDivideEmbedder(tiny_bert_path, lexical_weight=0, **SMALL).fit(docs)
+    embedder = ShuffleDivideEmbedder(tiny_bert_path, lexical_weight=0, **ONE_EPOCH).fit(docs)
     assert embedder.lexical_ is None
     assert embedder.get_feature_names_out().shape == (32,)
     with pytest.raises(ValueError, match="lexical_weight=0.5: this embedder was fitted with "
@@ -106,25 +107,25 @@ def test_lexical_weight_zero_has_no_lexical_space(tiny_bert_path, corpus):
 def test_lexical_weight_validated(tiny_bert_path, corpus, bad):
     docs, _ = corpus
     with pytest.raises(ValueError, match="lexical_weight"):
-        ShuffleDivideEmbedder(tiny_bert_path, lexical_weight=bad, **SMALL).fit(docs)
+        ShuffleDivideEmbedder(tiny_bert_path, lexical_weight=bad, **ONE_EPOCH).fit(docs)
 
 
-class Recording(SilhouetteCriterion):
-    """The silhouette, recording what each candidate was."""
+class Recording(SelectionCriterion):
+    """The silhouette of each candidate's clustering, recording what each candidate was."""
 
     def prepare(self, context):
         self.seen = {}
 
     def score(self, candidate, context):
         self.seen[candidate.epoch] = candidate.embeddings
-        return super().score(candidate, context)
+        return cosine_silhouette(candidate.clustering.unit, candidate.labels)
 
 
 def test_selection_scores_the_space_transform_returns(tiny_bert_path, corpus):
     docs, _ = corpus
     embedder = ShuffleDivideEmbedder(tiny_bert_path, lexical_weight=0.5, n_clusters=4,
                                      selection_sample_size=30,
-                                     **{**SMALL, "max_epochs": 0}).fit(docs)
+                                     **{**ONE_EPOCH, "max_epochs": 0}).fit(docs)
     sample = [docs[i] for i in embedder.selection_indices_]
     expected = embedder.transform(sample)
     labels = cluster(expected, 4, 0).labels
@@ -133,7 +134,7 @@ def test_selection_scores_the_space_transform_returns(tiny_bert_path, corpus):
     criterion = Recording()
     embedder = ShuffleDivideEmbedder(tiny_bert_path, lexical_weight=0.5, n_clusters=4,
                                      selection_sample_size=30, selection=criterion,
-                                     **SMALL).fit(docs)
+                                     **ONE_EPOCH).fit(docs)
     net_criterion = embedder.net_.callbacks_[[n for n, _ in embedder.net_.callbacks_]
                                              .index("selection")][1].criterion
     seen = net_criterion.seen
@@ -143,7 +144,7 @@ def test_selection_scores_the_space_transform_returns(tiny_bert_path, corpus):
 
 def test_pickle_keeps_the_lexical_space(tiny_bert_path, corpus):
     docs, _ = corpus
-    embedder = ShuffleDivideEmbedder(tiny_bert_path, n_clusters=4, **SMALL).fit(docs)
+    embedder = ShuffleDivideEmbedder(tiny_bert_path, n_clusters=4, **ONE_EPOCH).fit(docs)
     restored = pickle.loads(pickle.dumps(embedder))
     np.testing.assert_array_equal(restored.transform(docs), embedder.transform(docs))
     # What only training needed is gone from the selection callback.
@@ -290,10 +291,10 @@ def test_auto_weight_is_chosen_on_the_untuned_sample(tiny_bert_path, corpus, tmp
 
     docs, _ = corpus
     embedder = ShuffleDivideEmbedder(tiny_bert_path, lexical_weight="auto", n_clusters=4,
-                                     selection_sample_size=30, **SMALL).fit(docs)
+                                     selection_sample_size=30, **ONE_EPOCH).fit(docs)
     # The choice, made on the sample's embeddings by the untuned encoder and its words.
     untuned = ShuffleDivideEmbedder(tiny_bert_path, lexical_weight=0,
-                                    **{**SMALL, "max_epochs": 0}).fit(docs)
+                                    **{**ONE_EPOCH, "max_epochs": 0}).fit(docs)
     sample = [docs[i] for i in embedder.selection_indices_]
     rows = embedder.lexical_.transform(sample)
     expected, _ = choose_lexical_weight(untuned.transform(sample), rows, 4, random_state=0)
@@ -309,10 +310,10 @@ def test_auto_weight_is_chosen_on_the_untuned_sample(tiny_bert_path, corpus, tmp
     # A fit resumed from its checkpoints has the weight it chose (epoch 0, the untuned
     # encoder, is not embedded again).
     first = ShuffleDivideEmbedder(tiny_bert_path, lexical_weight="auto", n_clusters=4,
-                                  checkpoint_dir=tmp_path, **{**SMALL, "max_epochs": 2})
+                                  checkpoint_dir=tmp_path, **{**ONE_EPOCH, "max_epochs": 2})
     first.fit(docs)
     resumed = ShuffleDivideEmbedder(tiny_bert_path, lexical_weight="auto", n_clusters=4,
-                                    checkpoint_dir=tmp_path, **{**SMALL, "max_epochs": 2})
+                                    checkpoint_dir=tmp_path, **{**ONE_EPOCH, "max_epochs": 2})
     resumed.fit(docs)
     assert resumed.lexical_weight_ == first.lexical_weight_
     np.testing.assert_array_equal(resumed.transform(docs), first.transform(docs))
@@ -321,7 +322,7 @@ def test_auto_weight_is_chosen_on_the_untuned_sample(tiny_bert_path, corpus, tmp
 def test_auto_weight_without_clusters_is_the_even_mix(tiny_bert_path, corpus):
     docs, _ = corpus
     embedder = ShuffleDivideEmbedder(tiny_bert_path, lexical_weight="auto",
-                                     **{**SMALL, "max_epochs": 0}).fit(docs)
+                                     **{**ONE_EPOCH, "max_epochs": 0}).fit(docs)
     assert embedder.lexical_weight_ == 0.5
     np.testing.assert_array_equal(
         embedder.transform(docs), embedder.set_params(lexical_weight=0.5).transform(docs))

@@ -1,0 +1,49 @@
+"""The embedders' private pieces that the benchmarks measure, in one place.
+
+The scripts import no private module of the package: what they time or compare below the
+public estimators (the windows, the encoder's batching and precision, the training
+engine, the LSA space and its join, the TF-IDF neighbours) they reach through here, so
+that a change of the package's internals shows in one file.
+"""
+
+from sklearn_shufdiv.embedders._encoder._pooling import encode
+from sklearn_shufdiv.embedders._encoder._precision import (
+    check_inference_dtype,
+    cpu_has_bfloat16,
+    inference_encoder,
+)
+from sklearn_shufdiv.embedders._encoder._windows import cut_windows
+from sklearn_shufdiv.embedders._spaces._lexical import (
+    LexicalSpace,
+    choose_lexical_weight,
+    fuse,
+    join_words,
+)
+from sklearn_shufdiv.embedders._spaces._views import (
+    choose_view_weights,
+    graph_modularity,
+    join_views,
+)
+from sklearn_shufdiv.embedders._text._neighbors import top1_cosine_neighbors
+from sklearn_shufdiv.embedders._text._positives import (
+    DEFAULT_TFIDF_PARAMS,
+    ShuffleDividePositives,
+    mine_tfidf_positives,
+    pair_label_agreement,
+)
+from sklearn_shufdiv.embedders._training._criteria import (
+    CRITERIA,
+    UntunedSilhouetteCriterion,
+    resolve_criterion,
+    silhouette_or_worst,
+)
+from sklearn_shufdiv.embedders._training._engine import ContrastiveNet, ViewBatch
+from sklearn_shufdiv.embedders._training._loss import NTXentLoss, nt_xent_loss
+
+__all__ = ["CRITERIA", "DEFAULT_TFIDF_PARAMS", "ContrastiveNet", "LexicalSpace", "NTXentLoss",
+           "ShuffleDividePositives", "UntunedSilhouetteCriterion", "ViewBatch",
+           "check_inference_dtype", "choose_lexical_weight", "choose_view_weights",
+           "cpu_has_bfloat16", "cut_windows", "encode", "fuse", "graph_modularity",
+           "inference_encoder", "join_views", "join_words", "mine_tfidf_positives",
+           "nt_xent_loss", "pair_label_agreement", "resolve_criterion",
+           "silhouette_or_worst", "top1_cosine_neighbors"]
