@@ -45,19 +45,20 @@ class Objective:
 
     Examples
     --------
-    A new objective is a small subclass; its loss is called as
-    ``loss(views, keys, groups, prototypes)`` and returns a scalar tensor:
+    A new objective is a small subclass whose loss is a ``torch.nn.Module`` called as
+    ``loss(views, keys, groups, prototypes)``, returning a scalar tensor:
 
     >>> import torch
+    >>> class AlignmentLoss(torch.nn.Module):
+    ...     def forward(self, views, keys=None, groups=None, prototypes=None):
+    ...         first, second = views.chunk(2)  # view i and view i + N are a pair
+    ...         return (1 - torch.cosine_similarity(first, second)).mean()
     >>> class Alignment(Objective):
-    ...     # pull each view towards its partner (view i and view i + N)
     ...     def __init__(self):
     ...         pass
     ...     def make_loss(self, temperature):
-    ...         return lambda views, keys=None, groups=None, prototypes=None: (
-    ...             1 - torch.cosine_similarity(*views.chunk(2))).mean()
-    >>> loss = Alignment().make_loss(temperature=0.2)
-    >>> float(loss(torch.tensor([[1.0, 0.0], [1.0, 0.0]])))
+    ...         return AlignmentLoss()
+    >>> float(Alignment().make_loss(0.2)(torch.tensor([[1.0, 0.0], [1.0, 0.0]])))
     0.0
     """
 

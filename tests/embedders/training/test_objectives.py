@@ -153,18 +153,25 @@ def test_the_prototype_term_changes_training(tiny_bert_path, corpus):
     assert losses[0] > plain.history_[1]["train_loss"] + 1e-3
 
 
+class AlignmentLoss(torch.nn.Module):
+    def __init__(self, scale):
+        super().__init__()
+        self.scale = scale
+
+    def forward(self, views, keys=None, groups=None, prototypes=None):
+        first, second = views.chunk(2)  # view i and view i + N are a pair
+        return self.scale * (1 - torch.cosine_similarity(first, second)).mean()
+
+
 class Alignment(Objective):
     """A new objective through the public protocol: the mean cosine distance of each view
-    to its partner (view ``i`` and view ``i + N``), no negatives."""
+    to its partner, times ``scale``; no negatives."""
 
     def __init__(self, scale=1.0):
         self.scale = scale
 
     def make_loss(self, temperature):
-        def loss(views, keys=None, groups=None, prototypes=None):
-            first, second = views.chunk(2)
-            return self.scale * (1 - torch.cosine_similarity(first, second)).mean()
-        return loss
+        return AlignmentLoss(self.scale)
 
 
 def test_a_new_objective_plugs_in_through_the_protocol(tiny_bert_path, corpus):
