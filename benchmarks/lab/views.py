@@ -1,24 +1,10 @@
 """The weights of any number of views (dense or sparse), without labels: the lab's
-generality of the package's choice of ``lexical_weight="auto"``.
+generality of the package's ``lexical_weight="auto"``.
 
-The package joins two dense views, the encoder's space and the LSA space
-(``sklearn_shufdiv/embedders/_spaces/_views.py``); here any number of views, sparse
-rows (e.g. TF-IDF) and a default grid of candidates, with the same score.
-
-Each candidate weighting joins the views' rows, each of norm 1 and scaled by the square
-root of its weight (:func:`join_views`; with two views and weights ``(1 - w, w)`` this is
-``fuse(encoder, lsa, w)``), and clusters the result by spherical k-means. The candidate's
-partition is then scored by how well it fits every view's neighbourhoods: the sum over
-the views of the modularity (Newman, 2006) of the partition on the view's graph of
-``n_neighbors`` nearest neighbours (:func:`neighbor_graph`, :func:`graph_modularity`).
-The candidate of the greatest sum is chosen.
-
-A neighbour graph records only which documents are near each other, not how near, so
-the views compare whatever their dimension and scale, and modularity counts the
-neighbour pairs inside clusters beyond what clusters of those sizes would hold by
-chance. A view whose neighbourhoods follow the corpus' groups rewards the partitions
-that follow them; a view whose neighbourhoods are noise adds about as little to every
-candidate, and the weighting moves away from it.
+The package joins two dense views, the encoder's space and the LSA space, and scores a
+weighting by the modularity of its clustering on each view's neighbour graph
+(``sklearn_shufdiv/embedders/_spaces/_views.py`` says how and why). Here the same score
+over any number of views, sparse rows (e.g. TF-IDF) and a default grid of candidates.
 """
 
 from numbers import Integral
@@ -26,7 +12,7 @@ from numbers import Integral
 import numpy as np
 import scipy.sparse as sp
 
-from sklearn_shufdiv.cluster import SphericalKMeans
+from sklearn_shufdiv.cluster import SphericalKMeans, unit_rows
 from sklearn_shufdiv.utils._param_validation import Interval, Options, validate_params
 
 from .embedders import graph_modularity
@@ -42,8 +28,7 @@ def _unit(rows):
         rows = sp.csr_matrix(rows, dtype=np.float64)
         norms = np.sqrt(np.asarray(rows.multiply(rows).sum(axis=1))).ravel()
         return sp.diags(1.0 / np.maximum(norms, 1e-12)) @ rows
-    rows = np.asarray(rows, dtype=np.float64)
-    return rows / np.maximum(np.linalg.norm(rows, axis=1, keepdims=True), 1e-12)
+    return unit_rows(np.asarray(rows, dtype=np.float64))
 
 
 def join_views(views, weights):
@@ -123,37 +108,11 @@ def neighbor_graph(rows, n_neighbors=20):
                  prefer_skip_nested_validation=True)
 def choose_view_weights(views, n_clusters, *, candidates=None, n_neighbors=20, random_state=0,
                         n_init=None):
-    """The weights of the views whose clustering best fits every view's neighbourhoods.
+    """The package's ``choose_view_weights`` over any number of views, dense or sparse.
 
-    For each candidate, the views joined at its weights (:func:`join_views`) are
-    clustered by ``SphericalKMeans(n_clusters, n_init=n_init, random_state=random_state)``;
-    the candidate's score is the sum over the views of the modularity
-    (:func:`graph_modularity`) of that clustering on the view's
-    :func:`neighbor_graph`. No labels.
-
-    Parameters
-    ----------
-    views : sequence of {ndarray, sparse matrix} of shape (n_documents, dim_v)
-        At least 2, e.g. ``[encoder_embeddings, lsa_rows]``.
-    n_clusters : int
-    candidates : array-like of shape (n_candidates, n_views), default=None
-        Non-negative weights, each row summing to 1. None: with two views, the second's
-        weight 0, 0.1, ..., 0.9; with more, every row of multiples of 0.25.
-    n_neighbors : int, default=20
-        Neighbours of each document in a view's graph.
-    random_state : int, default=0
-        Seeds every k-means.
-    n_init : int, "auto" or None, default=None
-        k-means runs per candidate (the best kept); None: SphericalKMeans' default.
-
-    Returns
-    -------
-    weights : tuple of float
-        The candidate of the greatest score. Candidates that tie (they found the same
-        partition) are told apart by the k-means objective: the one where the partition
-        is tightest, which moves the weight to the views that fit it best.
-    scores : dict of tuple to float
-        Every candidate's score.
+    ``candidates`` (rows of non-negative weights summing to 1, one per view) default to
+    the second view's weight 0, 0.1, ..., 0.9 with two views, and every row of multiples
+    of 0.25 with more. Returns the chosen weights and every candidate's score.
 
     Examples
     --------

@@ -19,14 +19,13 @@ candidate, and the weighting moves away from it.
 import numpy as np
 import scipy.sparse as sp
 
-from ...cluster import SphericalKMeans
+from ...cluster import SphericalKMeans, unit_rows
 
 __all__ = ["choose_view_weights", "graph_modularity", "join_views", "neighbor_graph"]
 
 
 def _unit(rows):
-    rows = np.asarray(rows, dtype=np.float64)
-    return rows / np.maximum(np.linalg.norm(rows, axis=1, keepdims=True), 1e-12)
+    return unit_rows(np.asarray(rows, dtype=np.float64))
 
 
 def join_views(views, weights):
