@@ -1,13 +1,18 @@
-"""The embedders' checks of the documents they are given (``check_documents``)."""
+"""The embedders' checks of the documents they are given, in a list or a stream."""
 
 import numpy as np
 import pytest
 
 from sklearn_shufdiv import ShuffleDivideEmbedder
-from sklearn_shufdiv.embedders._text._validation import check_documents
 from sklearn_shufdiv.exceptions import InvalidParameterError
 
 DOCS = ["First document. It has sentences.", "Second one. Also short."]
+
+
+def refused_before_loading(tmp_path, documents):
+    """Fit an embedder whose model does not exist: the documents are checked first, so
+    their error is the one that shows."""
+    ShuffleDivideEmbedder(tmp_path / "no-model", max_epochs=0, verbose=0).fit(documents)
 
 
 @pytest.mark.parametrize("corpus, message", [
@@ -17,24 +22,28 @@ DOCS = ["First document. It has sentences.", "Second one. Also short."]
     (frozenset(DOCS), r"X is a frozenset: a set has no order"),
     ({"a": DOCS[0]}.keys(), r"X is a dict_keys: a set has no order"),
 ])
-def test_mappings_and_sets_are_refused(corpus, message):
+def test_mappings_and_sets_are_refused(tmp_path, corpus, message):
     with pytest.raises(TypeError, match=message):
-        check_documents(corpus)
+        refused_before_loading(tmp_path, corpus)
 
 
-def test_ordered_containers_are_accepted():
-    assert check_documents({"a": DOCS[0], "b": DOCS[1]}.values()) == DOCS
-    assert check_documents(np.array(DOCS, dtype=object)) == DOCS
-    assert check_documents(iter(DOCS)) == DOCS
+@pytest.mark.parametrize("documents", [{"a": DOCS[0], "b": DOCS[1]}.values(),
+                                       np.array(DOCS, dtype=object), iter(DOCS)])
+def test_ordered_containers_are_accepted(tiny_bert_path, documents):
+    embedder = ShuffleDivideEmbedder(tiny_bert_path, max_epochs=0, lexical_weight=0,
+                                     verbose=0, inference_dtype="float32")
+    expected = embedder.fit(DOCS).transform(DOCS)
+    np.testing.assert_allclose(embedder.fit(documents).transform(DOCS), expected, atol=1e-6)
 
 
-def test_lone_surrogate_names_the_document():
+def test_lone_surrogate_names_the_document(tmp_path):
     # Text decoded with errors="surrogateescape": b"caf\xe9" -> "caf\udce9".
     broken = b"caf\xe9 au lait".decode("utf-8", errors="surrogateescape")
     with pytest.raises(ValueError, match=r"X\[1\] is not valid Unicode: it holds the lone "
                                          r"surrogate '\\udce9' at character 3"):
-        check_documents([DOCS[0], broken, DOCS[1]])
-    assert check_documents(["café au lait", "naïve 東京"]) == ["café au lait", "naïve 東京"]
+        refused_before_loading(tmp_path, [DOCS[0], broken, DOCS[1]])
+    with pytest.raises(OSError):  # valid Unicode passes the check, on to the model
+        refused_before_loading(tmp_path, ["café au lait", "naïve 東京"])
 
 
 def test_embedder_refuses_a_dict_and_a_surrogate_before_loading(tmp_path):
