@@ -13,6 +13,7 @@ weights of the views (a dict, summing to 1) and what it measured on the way. No 
 
 import numpy as np
 import scipy.sparse as sp
+from lab.internals import silhouette_or_worst
 from scipy.sparse.csgraph import laplacian
 from scipy.sparse.linalg import eigsh
 from sklearn.metrics import adjusted_rand_score
@@ -20,7 +21,6 @@ from sklearn.neighbors import NearestNeighbors
 
 from sklearn_shufdiv import SphericalKMeans
 from sklearn_shufdiv.cluster import cluster_on_sphere
-from sklearn_shufdiv.embedders._criteria import silhouette_or_worst
 
 
 def unit(rows):

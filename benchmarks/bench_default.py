@@ -42,11 +42,11 @@ from lab.corpora import (
     load_corpus,
     score,
 )
+from lab.internals import LexicalSpace, choose_lexical_weight, join_words
 from sklearn.utils import check_random_state
 
 from sklearn_shufdiv.cluster import clustering_stability
-from sklearn_shufdiv.embedders import LexicalSpace, StabilityCriterion
-from sklearn_shufdiv.embedders._lexical import choose_lexical_weight, join_words
+from sklearn_shufdiv.embedders import StabilityCriterion
 
 #: The settings the default uses (``n_clusters`` set, nothing else), as the entries record.
 SETTINGS = {"max_windows": 16, "lexical_weight": 0.5, "lexical_components": 100,

@@ -356,7 +356,7 @@ def encoder_space(embedder, docs, dtype):
 def default_space(embedder, encoder_rows, lexical_rows):
     """``transform``'s output from the encoder's rows: joined with the LSA rows at the
     embedder's lexical weight, rows of norm 1."""
-    from sklearn_shufdiv.embedders import fuse
+    from lab.internals import fuse
 
     fused = fuse(encoder_rows.copy(), lexical_rows, embedder.lexical_weight_)
     return fused / np.maximum(np.linalg.norm(fused, axis=1, keepdims=True), 1e-12)

@@ -37,9 +37,8 @@ from lab.corpora import (
     load_corpus,
     score,
 )
+from lab.internals import LexicalSpace, choose_lexical_weight, fuse
 from lab.reports import add_resume_argument, merge_summary, previous, write_json, write_markdown
-
-from sklearn_shufdiv.embedders import LexicalSpace, choose_lexical_weight, fuse
 
 
 def parse_args(argv=None):

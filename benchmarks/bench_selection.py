@@ -29,16 +29,13 @@ from pathlib import Path
 import numpy as np
 from lab.corpora import REPO_ROOT, add_corpus_arguments, baselines, default_model, load_corpora
 from lab.corpora import score as corpus_score
+from lab.criteria import SilhouetteCriterion
+from lab.internals import UntunedSilhouetteCriterion
+from lab.objectives import OBJECTIVES
 from sklearn.model_selection import train_test_split
 
 from sklearn_shufdiv import ShuffleDivideEmbedder
-from sklearn_shufdiv.embedders import (
-    SelectionContext,
-    SelectionCriterion,
-    SilhouetteCriterion,
-    StabilityCriterion,
-    UntunedSilhouetteCriterion,
-)
+from sklearn_shufdiv.embedders import SelectionContext, SelectionCriterion, StabilityCriterion
 
 #: The package's criteria, by the name the ``selection`` parameter gives them.
 CRITERIA = {"silhouette": SilhouetteCriterion, "untuned-silhouette": UntunedSilhouetteCriterion,
@@ -74,7 +71,7 @@ def parse_args(argv=None):
     parser.add_argument("--n-docs", type=int, default=1000,
                         help="stratified sample of each corpus (0: all; default: 1000)")
     parser.add_argument("--train-seeds", default="0", help="comma-separated training seeds")
-    parser.add_argument("--objective", choices=("nt-xent", "prototype", "cluster-negatives"),
+    parser.add_argument("--objective", choices=sorted(OBJECTIVES),
                         default="nt-xent", help="the embedder's objective (default: nt-xent)")
     parser.add_argument("--max-epochs", type=int, default=2)
     parser.add_argument("--batch-size", type=int, default=64)
@@ -118,7 +115,7 @@ def run(name, docs, y, seed, args):
     k = len(np.unique(y))
     embedder = ShuffleDivideEmbedder(
         args.model or default_model(), max_epochs=args.max_epochs, max_length=args.max_length,
-        batch_size=args.batch_size, objective=args.objective, n_clusters=k,
+        batch_size=args.batch_size, objective=OBJECTIVES[args.objective](), n_clusters=k,
         selection=recorder, selection_sample_size=None, device=args.device,
         random_state=seed, verbose=1).fit(docs)
     recorder = embedder.selection_  # the fit's own copy, with what it recorded

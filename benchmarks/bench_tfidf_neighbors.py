@@ -30,7 +30,7 @@ from sklearn.neighbors import NearestNeighbors
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from sklearn_shufdiv.embedders import (  # noqa: E402
+from lab.internals import (  # noqa: E402
     DEFAULT_TFIDF_PARAMS,
     mine_tfidf_positives,
     pair_label_agreement,

@@ -41,10 +41,10 @@ from lab.corpora import (
     load_corpus,
     score,
 )
+from lab.internals import LexicalSpace
+from lab.views import choose_view_weights, join_views
 
 from sklearn_shufdiv.cluster import clustering_stability
-from sklearn_shufdiv.embedders import LexicalSpace
-from sklearn_shufdiv.embedders._views import choose_view_weights, join_views
 
 
 def views_lever(top=0.9, sample_size=5000):

@@ -32,7 +32,9 @@ from pathlib import Path
 import numpy as np
 import torch
 from lab.corpora import load_dataset
-from lab.internals import resolve_criterion
+from lab.criteria import criterion, resolve
+from lab.internals import LexicalSpace, choose_lexical_weight, fuse
+from lab.objectives import ClusterNegatives
 from lab.reports import merge_summary
 from sklearn.decomposition import TruncatedSVD
 from sklearn.feature_extraction.text import TfidfVectorizer
@@ -47,15 +49,7 @@ from sklearn_shufdiv import (
     TfidfPositiveEmbedder,
     clustering_accuracy,
 )
-from sklearn_shufdiv.embedders import (
-    ClusterNegatives,
-    LexicalSpace,
-    NTXent,
-    ProtoNCE,
-    SelectionCriterion,
-    choose_lexical_weight,
-    fuse,
-)
+from sklearn_shufdiv.embedders import NTXent, ProtoNCE, SelectionCriterion
 
 LOADERS = ("bbc", "bbcsport", "20news", "reuters")
 
@@ -228,7 +222,7 @@ class KeepEpochs(SelectionCriterion):
     the sample's indices in the corpus to ``<prefix>_sample_indices.npy``."""
 
     def __init__(self, selection, prefix):
-        self.criterion = resolve_criterion(selection)
+        self.criterion = resolve(selection)
         self.prefix = prefix
         self.name = self.criterion.name
         self.keep_all_weights = self.criterion.keep_all_weights
@@ -254,7 +248,7 @@ def embedder_params(args, k, seed, keep_epochs=None):
     epochs (with ``--keep-epochs``)."""
     params = dict(model_name_or_path=args.model, max_epochs=args.max_epochs,
                   max_length=args.max_length, max_windows=args.max_windows,
-                  lexical_weight=args.lexical_weight, selection=args.selection,
+                  lexical_weight=args.lexical_weight, selection=criterion(args.selection),
                   objective=make_objective(args), batch_size=args.batch_size,
                   mini_batch_size=args.mini_batch_size, learning_rate=args.learning_rate,
                   n_clusters=k, selection_sample_size=None, device=args.device,

@@ -6,7 +6,7 @@ import importlib.util
 import numpy as np
 import pytest
 
-from sklearn_shufdiv.embedders._precision import cpu_has_bfloat16
+from sklearn_shufdiv.embedders._encoder._precision import cpu_has_bfloat16
 
 needs_bf16 = pytest.mark.skipif(not cpu_has_bfloat16(),
                                 reason="this CPU has no bfloat16 instructions")

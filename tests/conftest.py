@@ -1,4 +1,5 @@
-"""Shared fixtures: a small topical corpus and tiny encoders built locally; hypothesis profiles.
+"""Shared fixtures: a small topical corpus and tiny encoders built locally; hypothesis profiles;
+the settings of a small embedder (``SMALL``).
 
 Nothing is downloaded: the tiny models are trained/initialised here and saved with
 ``save_pretrained`` into a temporary directory, then loaded through the same
@@ -6,6 +7,7 @@ Nothing is downloaded: the tiny models are trained/initialised here and saved wi
 """
 
 import os
+import shutil
 
 import numpy as np
 import pytest
@@ -29,6 +31,10 @@ TOPICS = {
     "cooking": "recipe oven flour sugar butter bake dinner kitchen spice sauce garlic onion",
     "finance": "market stock bank price trade investor profit share fund bond loan rate",
 }
+#: The settings of a small, fast fit on the tiny encoders; tests add what they vary, e.g.
+#: ``ShuffleDivideEmbedder(tiny_bert_path, **{**SMALL, "n_clusters": 4})``.
+SMALL = dict(max_epochs=2, batch_size=8, mini_batch_size=6, max_length=32, random_state=0,
+             verbose=0)
 FILLER = "the a of and to in is was it that with for on as at by this".split()
 
 
@@ -122,17 +128,42 @@ def tiny_roberta_path(tmp_path_factory, corpus):
 @pytest.fixture
 def embed_calls(monkeypatch):
     """The number of texts of every ``ContrastiveNet.embed`` call, in order."""
-    from sklearn_shufdiv.embedders import _training
+    from sklearn_shufdiv.embedders._training import _engine
 
     calls = []
-    embed = _training.ContrastiveNet.embed
+    embed = _engine.ContrastiveNet.embed
 
     def spy(net, texts, *args, **kwargs):
         calls.append(len(texts))
         return embed(net, texts, *args, **kwargs)
 
-    monkeypatch.setattr(_training.ContrastiveNet, "embed", spy)
+    monkeypatch.setattr(_engine.ContrastiveNet, "embed", spy)
     return calls
+
+
+def spy_training(monkeypatch):
+    """What the loss sees each step (epoch, the batch's documents, pseudo-labels,
+    prototypes) and every sample embedding the selection computed, in order."""
+    from sklearn_shufdiv.embedders._training import _engine
+
+    seen, embedded = [], []
+    batch_loss = _engine.ContrastiveNet.batch_loss
+    embed = _engine.ContrastiveNet.embed
+
+    def spy_loss(net, views, batch):
+        prototypes = None if net.prototypes_ is None else net.prototypes_.numpy().copy()
+        seen.append((len(net.history), batch.documents.copy(), net.pseudo_labels_.copy(),
+                     prototypes))
+        return batch_loss(net, views, batch)
+
+    def spy_embed(net, texts, *args, **kwargs):
+        out = embed(net, texts, *args, **kwargs)
+        embedded.append(out)
+        return out
+
+    monkeypatch.setattr(_engine.ContrastiveNet, "batch_loss", spy_loss)
+    monkeypatch.setattr(_engine.ContrastiveNet, "embed", spy_embed)
+    return seen, embedded
 
 
 @pytest.fixture
@@ -143,7 +174,7 @@ def interrupt_at(monkeypatch):
     ``install.steps["n"]`` counts the training steps attempted since (each call,
     interrupted or not).
     """
-    from sklearn_shufdiv.embedders._training import ContrastiveNet
+    from sklearn_shufdiv.embedders._training._engine import ContrastiveNet
 
     step = ContrastiveNet.train_step_single
     steps = {"n": 0}
@@ -162,3 +193,9 @@ def interrupt_at(monkeypatch):
 
     install.steps = steps
     return install
+
+
+@pytest.fixture
+def model_copy(tmp_path, tiny_bert_path):
+    """A copy of the tiny BERT's folder that a test may damage."""
+    return shutil.copytree(tiny_bert_path, tmp_path / "model")

@@ -290,7 +290,7 @@ def test_the_demo_does_not_train_on_a_cpu_unless_asked(tmp_path, capsys, monkeyp
 
 def test_a_failed_checkpoint_write_keeps_the_trained_model(tmp_path, capsys, small,
                                                            tiny_bert_path, monkeypatch):
-    from sklearn_shufdiv.embedders import _checkpoint
+    from sklearn_shufdiv.embedders._training import _checkpoint
 
     def full_disk(tensors, path, *args, **kwargs):
         raise OSError(28, "No space left on device", str(path))

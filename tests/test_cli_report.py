@@ -18,7 +18,7 @@ import pytest
 from conftest import TOPICS
 
 from sklearn_shufdiv.__main__ import main
-from sklearn_shufdiv.embedders._precision import cpu_has_bfloat16
+from sklearn_shufdiv.embedders._encoder._precision import cpu_has_bfloat16
 
 TOPIC_NAMES = list(TOPICS)
 
@@ -128,7 +128,7 @@ def test_a_frozen_report_lists_no_training_settings(tmp_path, tiny_bert_path, co
 
 def test_inference_dtype_on_the_command_line(capsys, tmp_path, tiny_bert_path, corpus,
                                              monkeypatch):
-    from sklearn_shufdiv.embedders import _precision
+    from sklearn_shufdiv.embedders._encoder import _precision
 
     docs = tmp_path / "docs.txt"
     docs.write_text("\n".join(corpus[0][::3]) + "\n", encoding="utf-8")
@@ -159,7 +159,7 @@ def test_the_parsers_inference_dtypes_are_the_embedders():
         build_parser,
     )
     from sklearn_shufdiv.embedders import ShuffleDivideEmbedder, TfidfPositiveEmbedder
-    from sklearn_shufdiv.embedders._precision import INFERENCE_DTYPE_OPTIONS
+    from sklearn_shufdiv.embedders._encoder._precision import INFERENCE_DTYPE_OPTIONS
 
     assert INFERENCE_DTYPES == INFERENCE_DTYPE_OPTIONS
     for cls in (ShuffleDivideEmbedder, TfidfPositiveEmbedder):
@@ -188,7 +188,7 @@ def test_objective_on_the_command_line(capsys, tmp_path, tiny_bert_path, corpus)
 def test_the_parsers_objectives_are_the_embedders():
     from sklearn_shufdiv._cli._parser import DEFAULT_OBJECTIVE, OBJECTIVES, build_parser
     from sklearn_shufdiv.embedders import ShuffleDivideEmbedder, TfidfPositiveEmbedder
-    from sklearn_shufdiv.embedders._objectives import OBJECTIVES as NAMES
+    from sklearn_shufdiv.embedders._training._objectives import OBJECTIVES as NAMES
 
     assert set(OBJECTIVES) == set(NAMES)
     for cls in (ShuffleDivideEmbedder, TfidfPositiveEmbedder):

@@ -11,12 +11,9 @@ from sklearn import config_context
 
 from sklearn_shufdiv import utils
 from sklearn_shufdiv.cluster import SphericalKMeans, spherical_kmeans
-from sklearn_shufdiv.embedders import (
-    ShuffleDivideEmbedder,
-    TfidfPositiveEmbedder,
-    mine_tfidf_positives,
-    top1_cosine_neighbors,
-)
+from sklearn_shufdiv.embedders import ShuffleDivideEmbedder, TfidfPositiveEmbedder
+from sklearn_shufdiv.embedders._text._neighbors import top1_cosine_neighbors
+from sklearn_shufdiv.embedders._text._positives import mine_tfidf_positives
 from sklearn_shufdiv.exceptions import InvalidParameterError
 from sklearn_shufdiv.metrics import cosine_silhouette, make_silhouette_scorer
 from sklearn_shufdiv.utils import _param_validation as pv

@@ -12,6 +12,7 @@ import tempfile
 from pathlib import Path
 
 import torch
+
 from lab.engine import (
     engine_plan,
     make_net,

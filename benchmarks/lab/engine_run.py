@@ -5,6 +5,7 @@ import platform
 import time
 
 import torch
+
 from lab.engine import (
     TARGETS,
     MatmulPeak,

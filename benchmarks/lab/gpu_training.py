@@ -6,6 +6,7 @@ Both write plain dicts that ``gpu_check.py`` gathers into one JSON file."""
 import time
 
 import numpy as np
+
 from lab.corpora import score
 
 #: Rows of every :class:`EpochProbe` by its key: a fit works on a deep copy of its
@@ -53,11 +54,9 @@ def epoch_probe(y, key, seeds=3):
     """A selection criterion that scores each epoch with the labels ``y`` (ACC and AMI of
     the joined space and of the encoder alone, the untuned silhouette, the stability),
     records the row under ``PROBE_ROWS[key]`` and keeps the last epoch."""
-    from sklearn_shufdiv.embedders import (
-        SelectionCriterion,
-        StabilityCriterion,
-        UntunedSilhouetteCriterion,
-    )
+    from sklearn_shufdiv.embedders import SelectionCriterion, StabilityCriterion
+
+    from .internals import UntunedSilhouetteCriterion
 
     class EpochProbe(SelectionCriterion):
         name = "probe"
@@ -106,7 +105,6 @@ def estimator_check(path, documents, device, quick):
     """One epoch of ``ShuffleDivideEmbedder(device=...)`` and its transform, timed, with the
     device's defaults (``mini_batch_size="auto"``, fused AdamW)."""
     from lab.engine import split_sentences, timed
-
     from sklearn_shufdiv import ShuffleDivideEmbedder
 
     n = 64 if quick else 1280

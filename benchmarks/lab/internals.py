@@ -1,28 +1,55 @@
-"""The package's internals that the benchmarks measure or build on, imported in this one
-place: a script imports them from here, never from a private module of the package, so
-that a reorganisation of the package changes this file only."""
+"""The package's internals that the benchmarks measure or build on, in one place.
+
+The scripts import no private module of the package: what they time or compare below the
+public estimators (the k-means steps, the windows, the encoder's batching and precision,
+the training engine, the LSA space and its join, the TF-IDF neighbours) they reach through
+here, so that a change of the package's internals shows in this file only.
+"""
 
 from sklearn_shufdiv.cluster._numerics import scaled_rows
 from sklearn_shufdiv.cluster._seeding import _unit_rows_at as unit_rows
 from sklearn_shufdiv.cluster._seeding import kmeans_plusplus as spherical_kmeans_plusplus
-from sklearn_shufdiv.embedders import (
-    ContrastiveNet,
-    LexicalSpace,
-    ShuffleDividePositives,
-    ViewBatch,
-    fuse,
-    load_encoder,
-)
-from sklearn_shufdiv.embedders._criteria import resolve_criterion
-from sklearn_shufdiv.embedders._encoder import encode
-from sklearn_shufdiv.embedders._precision import (
+from sklearn_shufdiv.embedders import load_encoder
+from sklearn_shufdiv.embedders._encoder._pooling import encode
+from sklearn_shufdiv.embedders._encoder._precision import (
     check_inference_dtype,
     cpu_has_bfloat16,
     inference_encoder,
 )
-from sklearn_shufdiv.embedders._windows import cut_windows
+from sklearn_shufdiv.embedders._encoder._windows import cut_windows
+from sklearn_shufdiv.embedders._spaces._lexical import (
+    LexicalSpace,
+    choose_lexical_weight,
+    fuse,
+    join_words,
+)
+from sklearn_shufdiv.embedders._spaces._views import (
+    choose_view_weights,
+    graph_modularity,
+    join_views,
+)
+from sklearn_shufdiv.embedders._text._neighbors import top1_cosine_neighbors
+from sklearn_shufdiv.embedders._text._positives import (
+    DEFAULT_TFIDF_PARAMS,
+    ShuffleDividePositives,
+    mine_tfidf_positives,
+    pair_label_agreement,
+)
+from sklearn_shufdiv.embedders._training._criteria import (
+    CRITERIA,
+    UntunedSilhouetteCriterion,
+    resolve_criterion,
+    silhouette_or_worst,
+)
+from sklearn_shufdiv.embedders._training._engine import ContrastiveNet, ViewBatch
+from sklearn_shufdiv.embedders._training._loss import NTXentLoss, nt_xent_loss
 
-__all__ = ["ContrastiveNet", "LexicalSpace", "ShuffleDividePositives", "ViewBatch",
-           "check_inference_dtype", "cpu_has_bfloat16", "cut_windows", "encode", "fuse",
-           "inference_encoder", "load_encoder", "resolve_criterion", "spherical_kmeans_plusplus",
-           "scaled_rows", "unit_rows"]
+__all__ = [
+    'CRITERIA', 'ContrastiveNet', 'DEFAULT_TFIDF_PARAMS', 'LexicalSpace', 'NTXentLoss',
+    'ShuffleDividePositives', 'UntunedSilhouetteCriterion', 'ViewBatch',
+    'check_inference_dtype', 'choose_lexical_weight', 'choose_view_weights',
+    'cpu_has_bfloat16', 'cut_windows', 'encode', 'fuse', 'graph_modularity',
+    'inference_encoder', 'join_views', 'join_words', 'load_encoder', 'mine_tfidf_positives',
+    'nt_xent_loss', 'pair_label_agreement', 'resolve_criterion', 'scaled_rows',
+    'silhouette_or_worst', 'spherical_kmeans_plusplus', 'top1_cosine_neighbors', 'unit_rows'
+]

@@ -12,7 +12,7 @@ DEFAULT_MAX_WINDOWS = 16
 #: The embedders' default ``lexical_weight`` (kept equal by a test, likewise).
 DEFAULT_LEXICAL_WEIGHT = 0.5
 #: The names the embedders' ``objective`` takes, and its default (kept equal by a test).
-OBJECTIVES = ("nt-xent", "prototype", "cluster-negatives")
+OBJECTIVES = ("nt-xent", "prototype")
 DEFAULT_OBJECTIVE = "nt-xent"
 #: The values of the embedders' ``inference_dtype``, and its default (kept equal by a test).
 INFERENCE_DTYPES = ("auto", "float32", "bfloat16", "int8")
@@ -142,10 +142,9 @@ def _add_model_options(parser):
     group.add_argument("--objective", choices=OBJECTIVES, default=DEFAULT_OBJECTIVE,
                        help="what training optimises: nt-xent (the default: each "
                             "document's halves or neighbours together, every other "
-                            "document apart), prototype (also pull each document towards "
-                            "its cluster's center) or cluster-negatives (the documents of "
-                            "its cluster are no negatives); the last two train on the "
-                            "clusters the epoch selection finds, so they need it")
+                            "document apart) or prototype (also pull each document towards "
+                            "its cluster's center, on the clusters the epoch selection "
+                            "finds, so it needs it)")
     group.add_argument("--seed", type=int, default=0,
                        help="random seed of training and k-means (default: 0)")
     group.add_argument("--checkpoint-dir", metavar="DIR",

@@ -10,8 +10,8 @@ import numpy as np
 from sklearn.metrics import adjusted_mutual_info_score
 
 from ..cluster import choose_n_clusters, cluster_on_sphere
-from ..embedders import FitInterruptedWarning, ShuffleDivideEmbedder, TfidfPositiveEmbedder
-from ..exceptions import CheckpointWriteError
+from ..embedders import ShuffleDivideEmbedder, TfidfPositiveEmbedder
+from ..exceptions import CheckpointWriteError, FitInterruptedWarning
 from ..metrics import clustering_accuracy, cosine_silhouette
 from . import CLIError, CLIInterrupted
 from ._parser import DEFAULT_OBJECTIVE

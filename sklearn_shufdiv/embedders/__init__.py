@@ -1,61 +1,31 @@
-"""Transformer encoders fine-tuned contrastively on the corpus, as scikit-learn transformers."""
+"""Transformer encoders fine-tuned contrastively on the corpus, as scikit-learn transformers.
 
-from ..exceptions import FitInterruptedWarning
-from ._criteria import (
-    Candidate,
-    SelectionContext,
-    SelectionCriterion,
-    SilhouetteCriterion,
-    StabilityCriterion,
-    UntunedSilhouetteCriterion,
-)
-from ._encoder import MeanPoolingEncoder
-from ._lexical import LexicalSpace, choose_lexical_weight, fuse
-from ._loading import load_encoder
-from ._loss import NTXentLoss, nt_xent_loss, prototype_loss
-from ._neighbors import top1_cosine_neighbors
-from ._objectives import ClusterNegatives, NTXent, Objective, ProtoNCE
-from ._positives import (
-    DEFAULT_TFIDF_PARAMS,
-    ShuffleDividePositives,
-    TfidfNeighborPairs,
-    TfidfNeighborPositives,
-    mine_tfidf_positives,
-    pair_label_agreement,
-)
-from ._training import ContrastiveNet, ViewBatch
+The two estimators differ only in how they make positive pairs. Training objectives
+(``objective=``) and epoch-selection criteria (``selection=``) are values with a small
+protocol: :class:`Objective` and :class:`SelectionCriterion` (which scores a
+:class:`Candidate` in its :class:`SelectionContext`); a new one is a small subclass.
+
+The code is grouped by stage: ``_text`` (documents, sentences, positive pairs),
+``_encoder`` (loading, pooling, windows, batching, precision, device), ``_training``
+(objectives, loss, epoch selection, checkpoints, the engine) and ``_spaces`` (the LSA
+space and its join with the encoder's).
+"""
+
+from ._encoder._loading import load_encoder
+from ._training._criteria import Candidate, SelectionContext, SelectionCriterion, StabilityCriterion
+from ._training._objectives import NTXent, Objective, ProtoNCE
 from .shuffle_divide import ShuffleDivideEmbedder
 from .tfidf_positive import TfidfPositiveEmbedder
 
 __all__ = [
-    "DEFAULT_TFIDF_PARAMS",
     "Candidate",
-    "ClusterNegatives",
-    "ContrastiveNet",
-    "FitInterruptedWarning",
-    "LexicalSpace",
-    "MeanPoolingEncoder",
     "NTXent",
-    "NTXentLoss",
     "Objective",
     "ProtoNCE",
     "SelectionContext",
     "SelectionCriterion",
     "ShuffleDivideEmbedder",
-    "ShuffleDividePositives",
-    "SilhouetteCriterion",
     "StabilityCriterion",
-    "TfidfNeighborPairs",
-    "TfidfNeighborPositives",
     "TfidfPositiveEmbedder",
-    "UntunedSilhouetteCriterion",
-    "ViewBatch",
-    "choose_lexical_weight",
-    "fuse",
     "load_encoder",
-    "mine_tfidf_positives",
-    "nt_xent_loss",
-    "pair_label_agreement",
-    "prototype_loss",
-    "top1_cosine_neighbors",
 ]

@@ -14,27 +14,30 @@ from tqdm.auto import tqdm
 
 from ..exceptions import FitInterruptedWarning
 from ..utils._param_validation import Interval, Options, validate_estimator_params
-from ._checkpoint import CheckpointDir, EpochCheckpoint
-from ._coverage import training_fraction
-from ._criteria import (
+from ._encoder._device import resolve_device, resolve_max_epochs, resolve_mini_batch_size
+from ._encoder._loading import checked_max_length, load_encoder, resolve_model
+from ._encoder._pooling import save_pretrained
+from ._encoder._precision import INFERENCE_DTYPE_OPTIONS, resolve_inference_dtype
+from ._spaces._lexical import (
+    FusedSpace,
+    LexicalSpace,
+    join_words,
+    resolve_lexical_weight,
+    uses_words,
+)
+from ._text._coverage import training_fraction
+from ._text._positives import content_keys
+from ._text._validation import check_documents, check_selection_sample, document_chunks
+from ._training._checkpoint import CheckpointDir, EpochCheckpoint
+from ._training._criteria import (
     CRITERIA,
     SelectionContext,
     SelectionCriterion,
     criterion_name,
     resolve_criterion,
 )
-from ._device import resolve_device, resolve_max_epochs, resolve_mini_batch_size
-from ._distributed import AverageGradients, CrossProcessLoss, rank_and_world
-from ._encoder import save_pretrained
-from ._fingerprint import describe_params, documents_digest, fingerprint, model_digest
-from ._lexical import FusedSpace, LexicalSpace, join_words, resolve_lexical_weight, uses_words
-from ._loading import checked_max_length, load_encoder, resolve_model
-from ._objectives import OBJECTIVES, Objective, resolve_objective
-from ._positives import content_keys
-from ._precision import INFERENCE_DTYPE_OPTIONS, resolve_inference_dtype
-from ._pseudo_labels import PseudoLabels
-from ._selection import EpochSelection
-from ._training import (
+from ._training._distributed import AverageGradients, CrossProcessLoss, rank_and_world
+from ._training._engine import (
     ContrastiveNet,
     EpochBatches,
     FitState,
@@ -44,7 +47,10 @@ from ._training import (
     check_callbacks,
     clock,
 )
-from ._validation import check_documents, check_selection_sample, document_chunks
+from ._training._fingerprint import describe_params, documents_digest, fingerprint, model_digest
+from ._training._objectives import OBJECTIVES, Objective, resolve_objective
+from ._training._pseudo_labels import PseudoLabels
+from ._training._selection import EpochSelection
 
 
 class BaseContrastiveEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):

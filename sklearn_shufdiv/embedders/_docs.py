@@ -24,14 +24,13 @@ lexical_weight : float in [0, 1) or "auto", default=0.5
     weight used is ``lexical_weight_``. See :ref:`lexical`.
 lexical_components : int, default=100
     Dimensions of the LSA space at most.
-objective : {"nt-xent", "prototype", "cluster-negatives"} or Objective, \
-default="nt-xent"
+objective : {"nt-xent", "prototype"} or Objective, default="nt-xent"
     What training optimises: "nt-xent" is NT-Xent, the paper's instance
     discrimination (:class:`~sklearn_shufdiv.embedders.NTXent`); "prototype"
-    (:class:`~sklearn_shufdiv.embedders.ProtoNCE`) and "cluster-negatives"
-    (:class:`~sklearn_shufdiv.embedders.ClusterNegatives`) also train on the clusters
-    the epoch selection finds, and need ``n_clusters``. An instance sets their
-    parameters. See :ref:`training`.
+    (:class:`~sklearn_shufdiv.embedders.ProtoNCE`) also trains on the clusters the
+    epoch selection finds, and needs ``n_clusters``. An instance sets its parameters;
+    any other :class:`~sklearn_shufdiv.embedders.Objective` plugs in. See
+    :ref:`training`.
 temperature : float, default=0.2
     Softmax temperature of the loss.
 learning_rate : float, default=3e-5
@@ -64,12 +63,12 @@ n_clusters : int, "auto" or None, default=None
     epoch's are. "auto" chooses the number once, on the untuned encoder's sample
     (:func:`~sklearn_shufdiv.cluster.choose_n_clusters`, its defaults); see
     :ref:`n-clusters`.
-selection : {"untuned-silhouette", "silhouette", "stability"} or SelectionCriterion, \
+selection : {"untuned-silhouette", "stability"} or SelectionCriterion, \
 default="untuned-silhouette"
     How the epochs are scored when ``n_clusters`` is set: the silhouette of each
-    epoch's clustering in the untuned encoder's space, in its own space, or the
-    stability of its clusters (:class:`~sklearn_shufdiv.embedders.StabilityCriterion`);
-    an instance is any other criterion. See :ref:`model-selection`.
+    epoch's clustering in the untuned encoder's space, or the stability of its
+    clusters (:class:`~sklearn_shufdiv.embedders.StabilityCriterion`); an instance is
+    any other criterion. See :ref:`model-selection`.
 selection_sample_size : int, default=5000
     Documents embedded to score an epoch (a fixed random sample); None for all.
 normalize : bool, default=True

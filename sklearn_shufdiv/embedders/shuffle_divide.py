@@ -5,7 +5,7 @@ from numbers import Integral
 from ..utils._param_validation import Interval, Options
 from ._base import BaseContrastiveEmbedder
 from ._docs import fill_shared_docs
-from ._positives import ShuffleDividePositives
+from ._text._positives import ShuffleDividePositives
 
 
 @fill_shared_docs

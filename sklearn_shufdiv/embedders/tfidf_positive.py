@@ -2,7 +2,7 @@
 
 from ._base import BaseContrastiveEmbedder
 from ._docs import fill_shared_docs
-from ._positives import TfidfNeighborPositives
+from ._text._positives import TfidfNeighborPositives
 
 
 @fill_shared_docs
@@ -22,8 +22,7 @@ class TfidfPositiveEmbedder(BaseContrastiveEmbedder):
     {shared_parameters}
     tfidf_params : dict, default=None
         Keyword arguments for :class:`~sklearn.feature_extraction.text.TfidfVectorizer`
-        used to mine the neighbors (None: the defaults of
-        :func:`~sklearn_shufdiv.embedders.mine_tfidf_positives`).
+        used to mine the neighbors (None: ``sublinear_tf=True, min_df=2``).
     exclude_duplicates : bool, default=True
         Never pair a document with a copy of its own text (identical views teach
         nothing): neighbors are mined among distinct texts, and each copy gets its

@@ -163,7 +163,7 @@ def check_saved_before(reproduce, tmp_path, setting, flag, before=()):
 
 
 def test_reproduce_objective_reaches_the_embedder(reproduce, capsys):
-    from sklearn_shufdiv.embedders import ClusterNegatives, NTXent, ProtoNCE
+    from sklearn_shufdiv.embedders import NTXent, ProtoNCE
 
     def objective(*argv):
         return reproduce.embedder_params(reproduce.parse_args(argv), k=5, seed=0)["objective"]
@@ -174,7 +174,7 @@ def test_reproduce_objective_reaches_the_embedder(reproduce, capsys):
                      "--pseudo-clusters", "10", "--pseudo-fraction", "0.5") == ProtoNCE(
         0.5, 10, 0.5)
     assert objective("--objective", "cluster-negatives", "--negatives-mode", "positive") == \
-        ClusterNegatives("positive")
+        reproduce.ClusterNegatives("positive")
     with pytest.raises(SystemExit):
         reproduce.parse_args(["--pseudo-clusters", "10"])
     assert "--pseudo-clusters: not a parameter of --objective nt-xent" in \
@@ -234,7 +234,7 @@ def test_reproduce_keep_epochs_saves_every_candidate(reproduce, bbc_home, tiny_b
 
 
 def test_reproduce_auto_weight_is_the_embedders(reproduce, bbc_home, tiny_bert_path, tmp_path):
-    from sklearn_shufdiv.embedders._lexical import AUTO_WEIGHTS
+    from sklearn_shufdiv.embedders._spaces._lexical import AUTO_WEIGHTS
 
     reproduce.main(_argv(bbc_home, tiny_bert_path, tmp_path, 1,
                          "frozen,frozen-lexical,shuffle-divide", "--no-plots",
