@@ -74,12 +74,8 @@ def test_no_script_imports_another_script():
 
 # Files whose private imports move into the lab package with the k criteria and the view
 # levers; strict, so that each must leave this set once it is clean.
-PENDING = {"_view_levers.py", "bench_default.py", "bench_n_clusters.py", "bench_views.py"}
-
-
-@pytest.mark.parametrize("name", [
-    pytest.param(path.name, marks=pytest.mark.xfail(strict=True) if path.name in PENDING
-                 else ()) for path in sorted((ROOT / "benchmarks").glob("*.py"))])
+@pytest.mark.parametrize("name", [path.name for path in
+                                  sorted((ROOT / "benchmarks").glob("*.py"))])
 def test_only_the_lab_package_imports_the_package_internals(name):
     private = sorted(
         module for module in imported_modules(ROOT / "benchmarks" / name)

@@ -13,7 +13,7 @@ from _precision_helpers import needs_onnxruntime
 
 import sklearn_shufdiv
 from sklearn_shufdiv import ShuffleDivideEmbedder
-from sklearn_shufdiv.embedders import _onnx
+from sklearn_shufdiv.embedders._encoder import _onnx
 
 PARAMS = dict(max_epochs=0, max_length=32, mini_batch_size=8, inference_dtype="int8",
               random_state=0, verbose=0)

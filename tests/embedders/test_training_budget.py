@@ -8,10 +8,10 @@ import warnings
 import numpy as np
 import pytest
 from sklearn.base import clone
+from sklearn_shufdiv.embedders._encoder._device import resolve_max_epochs
 
 from sklearn_shufdiv import ShuffleDivideEmbedder, TfidfPositiveEmbedder
-from sklearn_shufdiv.embedders import _training
-from sklearn_shufdiv.embedders._device import resolve_max_epochs
+from sklearn_shufdiv.embedders._training import _engine as _training
 from sklearn_shufdiv.exceptions import FitInterruptedWarning, InvalidParameterError
 
 PARAMS = dict(max_length=32, mini_batch_size=6, random_state=0, verbose=0)
