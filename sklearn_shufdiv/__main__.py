@@ -39,7 +39,10 @@ def main(argv=None):
         print(f"error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt as exc:  # a CLIInterrupted says how to resume
-        print(f"error: {exc}" if str(exc) else "error: interrupted", file=sys.stderr)
+        # A progress bar's line may be unfinished: the error starts on a line of its own.
+        start = "" if getattr(args, "quiet", False) else "\n"
+        print(f"{start}error: {exc}" if str(exc) else f"{start}error: interrupted",
+              file=sys.stderr)
         return 130
 
 

@@ -199,3 +199,13 @@ def interrupt_at(monkeypatch):
 def model_copy(tmp_path, tiny_bert_path):
     """A copy of the tiny BERT's folder that a test may damage."""
     return shutil.copytree(tiny_bert_path, tmp_path / "model")
+def folder(tmp_path, corpus):
+    """An input folder of the command line: 16 documents of ``corpus`` in 4 topic
+    folders (sport, space, cooking, finance)."""
+    docs, labels = corpus
+    names = ["sport", "space", "cooking", "finance"]
+    root = tmp_path / "in"
+    for i, (doc, label) in enumerate(zip(docs[::3], labels[::3])):
+        (root / names[label]).mkdir(parents=True, exist_ok=True)
+        (root / names[label] / f"doc{i:02d}.txt").write_text(doc, encoding="utf-8")
+    return root

@@ -1,7 +1,10 @@
 """The pieces of the command line (``python -m sklearn_shufdiv``); private.
 
-``_parser`` declares the options, ``_readers`` reads the input formats, ``_pipeline``
-embeds and clusters, and ``_cluster`` and ``_demo`` are the two commands. Errors the
+``_cluster`` and ``_demo`` are the two commands. A run reads its input (``_readers``),
+checks its outputs (``_outputs``, ``_plot``), is planned (``_settings``: the model, the
+settings the device chooses, the estimate of its length), embeds and clusters
+(``_pipeline``), and is told (``_summary``) and written (``_outputs``, ``_plot``).
+``_parser`` declares the options; ``_text`` says things in words for all of them. Errors the
 user can fix are raised as :class:`CLIError`, which ``main`` prints without a traceback.
 """
 

@@ -26,17 +26,20 @@ spherical k-means. Progress goes to stderr, results to stdout."""
 
 _CLUSTER_EPILOG = """\
 input formats (--format auto guesses from the path; the first output line says which):
-  folder  every .txt file under it, recursively; id = the path relative to the folder;
-          --label-from-folder labels each file with its first-level subfolder; a
-          symbolic link to a file outside the folder is refused
+  folder  every file under it whose name ends in .txt, in any case (.TXT, .Txt),
+          recursively; other files are left out, and the first output line names
+          them; id = the path relative to the folder; --label-from-folder labels each
+          file with its first-level subfolder; a symbolic link to a file outside the
+          folder is refused
   lines   one document per line (blank lines skipped); id = the line number, from 1;
           a single .txt file is read so: for one document per file, give a folder
   jsonl   one JSON object per line (.jsonl, .ndjson); the text in --text-field, the id
           in --id-field (default: the line number), a label in --label-field
 Files are read as UTF-8 (see --encoding-errors). With labels, ACC and AMI are printed.
 
-defaults by device: on a CPU, 128 tokens, batches of 64 pairs and 1 epoch (what the
-README's CPU results use); on a GPU, the model's length limit, 320 pairs and 3 epochs.
+defaults by device: on a CPU, 128 tokens, batches of 64 pairs and 1 epoch (the
+settings the CPU benchmarks of benchmarks/README.md were trained with); on a GPU, the
+model's length limit, 320 pairs and 3 epochs.
 A document longer than --max-length tokens is read whole, as windows of that length
 (up to --max-windows of them), and their embeddings are averaged.
 An estimate of the run's length is printed before training. To keep a CPU run short:

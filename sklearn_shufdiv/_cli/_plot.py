@@ -13,14 +13,22 @@ from ._outputs import open_output
 MAP_SAMPLE_SIZE = 5000
 
 
-def check_matplotlib():
-    """Fail before any work when ``--plot`` is asked for but matplotlib is missing."""
-    try:
-        import matplotlib  # noqa: F401  (an optional dependency, imported only here)
+def check_plot(path):
+    """Fail before any work when ``--plot`` cannot be drawn: matplotlib is missing, or
+    the suffix of ``path`` names no image format it writes (no suffix: PNG)."""
+    try:  # an optional dependency, imported only here
+        import matplotlib  # noqa: F401
+        from matplotlib.backend_bases import FigureCanvasBase
     except ImportError:
         raise CLIError("--plot needs matplotlib, which is not installed: "
                        "pip install 'sklearn-shufdiv[plot]' (or pip install matplotlib)."
                        ) from None
+    suffix = path.suffix.lstrip(".").lower()
+    formats = FigureCanvasBase.get_supported_filetypes()
+    if suffix and suffix not in formats:
+        raise CLIError(f"--plot {path}: .{suffix} is no image format matplotlib writes; "
+                       f"end the name in .png, .svg or .pdf (or one of "
+                       f"{', '.join('.' + name for name in sorted(formats))}).")
 
 
 def project(embeddings, projection, seed):

@@ -18,7 +18,7 @@ _JSONL_SUFFIXES = (".jsonl", ".ndjson")
 
 #: How each format reads its input, in words (the first line of output says it).
 FORMAT_DESCRIPTIONS = {
-    "folder": "folder: every .txt file under it is one document",
+    "folder": "folder: every .txt file under it (any case: .TXT too) is one document",
     "lines": "lines: one document per line",
     "jsonl": "jsonl: one JSON object per line",
 }
@@ -42,6 +42,9 @@ class Corpus:
         Where the text was not valid UTF-8 (a file, or "file, line N"): left out with
         ``--encoding-errors skip``, or read with U+FFFD for the bad bytes with
         ``replace``.
+    other_files : list of str
+        The files of a folder that were not read, their names not ending in ".txt"
+        (relative paths, sorted).
     """
 
     ids: list
@@ -50,6 +53,7 @@ class Corpus:
     format: str = ""
     skipped: list = field(default_factory=list)
     replaced: list = field(default_factory=list)
+    other_files: list = field(default_factory=list)
 
 
 def detect_format(path, fmt="auto"):
@@ -182,17 +186,31 @@ def _unreadable_folder(exc):
                    "or move it out of the input folder.") from None
 
 
-def _txt_files(path):
+def is_txt(name):
+    """Whether a file name ends in ".txt", in any case (".TXT", ".Txt")."""
+    return name.lower().endswith(".txt")
+
+
+def _txt_files(path, others):
     """The .txt entries under ``path`` (files, links, or folders so named), without
-    entering linked subfolders; a subfolder that cannot be listed is an error."""
+    entering linked subfolders; a subfolder that cannot be listed is an error. The
+    other files' paths are appended to ``others``."""
     for folder, subfolders, files in os.walk(path, onerror=_unreadable_folder):
         for name in subfolders + files:
-            if name.endswith(".txt"):
+            if is_txt(name):
                 yield Path(folder, name)
+        others.extend(Path(folder, name) for name in files if not is_txt(name))
+
+
+def _no_txt_file(path, others):
+    besides = (f"; its {len(others)} other file(s), e.g. {others[0]}, are not read: "
+               "name the documents *.txt" if others else "")
+    raise CLIError(f"{path}: no .txt file in this folder (searched recursively{besides}).")
 
 
 def read_folder(path, *, label_from_folder=False, decoder=None):
-    """Every .txt file under ``path`` (recursively), its id the relative path.
+    """Every .txt file under ``path`` (recursively, the suffix in any case), its id the
+    relative path; the other files are listed in ``Corpus.other_files``.
 
     Symbolic links to files inside the folder are read; a link leading outside it is
     an error (a corpus is what its folder holds). Linked subfolders are not entered; a
@@ -213,7 +231,9 @@ def read_folder(path, *, label_from_folder=False, decoder=None):
         Files sorted by relative path.
     """
     decoder = decoder or Decoder()
-    found = sorted(_txt_files(path), key=lambda p: p.relative_to(path).as_posix())
+    others = []
+    found = sorted(_txt_files(path, others), key=lambda p: p.relative_to(path).as_posix())
+    others = sorted(p.relative_to(path).as_posix() for p in others)
     try:
         for file in found:
             if file.is_symlink() and not file.exists():
@@ -226,7 +246,7 @@ def read_folder(path, *, label_from_folder=False, decoder=None):
                        "so they would be left out. Give it execute permission (chmod "
                        "a+rx), or move it out of the input folder.") from None
     if not files:
-        raise CLIError(f"{path}: no .txt file in this folder (searched recursively).")
+        _no_txt_file(path, others)
     for file in files:
         _inside(file, path)
     ids, texts = [], []
@@ -245,7 +265,7 @@ def read_folder(path, *, label_from_folder=False, decoder=None):
             raise CLIError(f"{path / loose[0]}: --label-from-folder needs every file in a "
                            f"subfolder named after its label ({len(loose)} file(s) are not).")
         labels = [id_.split("/", 1)[0] for id_ in ids]
-    return Corpus(ids, texts, labels)
+    return Corpus(ids, texts, labels, other_files=others)
 
 
 def read_lines(path, *, decoder=None):

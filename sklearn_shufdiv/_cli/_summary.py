@@ -12,8 +12,9 @@ import numpy as np
 from sklearn.feature_extraction.text import CountVectorizer
 
 from ..inspection import cluster_top_terms, representative_documents
-from ._pipeline import default_model, epoch_text, plural, score_text
 from ._readers import FORMAT_DESCRIPTIONS
+from ._settings import default_model
+from ._text import epoch_text, plural, score_text
 
 N_TERMS, N_REPRESENTATIVES, FIRST_LINE_WIDTH = 8, 3, 72
 
@@ -92,6 +93,46 @@ def chosen_text(scores):
             f"{scores.k[0]} to {scores.k[-1]}{runner_up})")
 
 
+#: Without a spread of the scores (criteria that do not resample), two scores closer
+#: than this share of the larger one's magnitude are as good as equal.
+RELATIVE_MARGIN = 0.02
+
+
+def k_uncertainty(scores):
+    """Why the choice of ``--n-clusters auto`` is uncertain, in words ("" when it is not):
+    the runner-up scores within the noise of the chosen k (the spread of the resampled
+    scores, ``score_std``, or else within :data:`RELATIVE_MARGIN`), or the scores of
+    every candidate lie within that noise of each other (a flat curve)."""
+    if scores is None or scores.runner_up is None:
+        return ""
+    values = np.asarray(scores.score, dtype=float)
+    ks = list(scores.k)
+    chosen, runner_up = values[ks.index(scores.n_clusters)], values[ks.index(scores.runner_up)]
+    finite = values[np.isfinite(values)]
+    if not (np.isfinite(chosen) and np.isfinite(runner_up)):
+        return ""
+    spread = np.asarray(scores.get("score_std", np.full_like(values, np.nan)), dtype=float)
+    if np.isfinite(spread).any():
+        noise = float(np.nanmax(spread[[ks.index(scores.n_clusters),
+                                        ks.index(scores.runner_up)]]))
+        flat_noise = float(np.nanmedian(spread))
+        what = "the spread of the resampled scores"
+    else:
+        noise = flat_noise = RELATIVE_MARGIN * max(abs(chosen), abs(runner_up))
+        what = f"{RELATIVE_MARGIN:.0%} of the score"
+    if np.ptp(finite) <= flat_noise:
+        return (f"uncertain: the {scores.criterion.replace('_', ' ')} hardly changes from "
+                f"{ks[0]} to {ks[-1]} clusters (its scores lie {np.ptp(finite):.4f} apart, "
+                f"within {what}), so the data show no clear number of clusters; give "
+                "--n-clusters K if you know it")
+    if abs(chosen - runner_up) <= noise:
+        return (f"uncertain: the runner-up, {scores.runner_up} clusters, scores "
+                f"{score_text(runner_up)} against {score_text(chosen)} for the chosen "
+                f"{scores.n_clusters}, a difference within {what}; compare both with "
+                f"--n-clusters {scores.runner_up}")
+    return ""
+
+
 def k_table(scores):
     """The candidates' scores, one line each, the chosen and the runner-up marked."""
     header = scores.criterion.replace("_", " ")
@@ -127,6 +168,9 @@ def summary_lines(corpus, result, args, settings, descriptions, paths):
         if where:
             lines.append(f"{kind + ':':<14}{plural(len(where), 'text')} not valid UTF-8 "
                          f"(first: {where[0]})")
+    if corpus.other_files:
+        lines.append(f"left out:     {plural(len(corpus.other_files), 'file')} not named "
+                     f"*.txt (first: {corpus.other_files[0]})")
     lines += [
         f"method:       {args.method}",
         f"settings:     {settings.describe(args.method != 'frozen')}",
@@ -139,6 +183,11 @@ def summary_lines(corpus, result, args, settings, descriptions, paths):
     lines += [
         f"epoch:        {epoch_text(result)}",
         f"clusters:     {result.n_clusters}{chosen_text(result.n_clusters_scores)}",
+    ]
+    caveat = k_uncertainty(result.n_clusters_scores)
+    if caveat:
+        lines.append(f"{'':14}{caveat}")
+    lines += [
         "sizes:        " + ", ".join(f"{k}: {n}" for k, n in enumerate(sizes)),
         f"silhouette:   {score_text(result.silhouette)} (cosine)",
     ]
@@ -185,6 +234,7 @@ def k_report(scores):
               if isinstance(value, np.ndarray) and key != "k"}
     return {"criterion": scores.criterion, "chosen": int(scores.n_clusters),
             "runner_up": None if scores.runner_up is None else int(scores.runner_up),
+            "uncertain": k_uncertainty(scores) or None,
             "k": [int(k) for k in scores.k], **arrays}
 
 
@@ -193,6 +243,7 @@ def report(corpus, result, args, settings, descriptions, paths):
     return {
         "input": str(args.input), "format": corpus.format, "documents": len(corpus.ids),
         "skipped": corpus.skipped, "replaced": corpus.replaced,
+        "other_files": corpus.other_files,
         "method": args.method, "model": str(args.model or default_model()),
         "settings": report_settings(result, args, settings),
         "epoch": result.epoch,

@@ -120,14 +120,14 @@ class EpochSelection(Callback):
         return (None if self.context is None else self.context.n_clusters,
                 self.n_clusters_scores)
 
-    def _choose_n_clusters(self, embeddings):
+    def _choose_n_clusters(self, embeddings, verbose=0):
         """Choose the number of clusters on the untuned encoder's ``embeddings`` of the
         sample, in the space scored; with the words, at their fixed weight (the
         fallback of ``lexical_weight="auto"``, whose own choice needs the number)."""
         space = embeddings if self.space is None else self.space.provisional(embeddings)
         try:
-            k, self.n_clusters_scores = choose_n_clusters(space,
-                                                          random_state=self.context.seed)
+            k, self.n_clusters_scores = choose_n_clusters(space, random_state=self.context.seed,
+                                                          verbose=verbose)
         except ValueError as exc:
             raise ValueError(f"n_clusters='auto': {exc} Give n_clusters as an int, or more "
                              "distinct documents.") from exc
@@ -139,9 +139,9 @@ class EpochSelection(Callback):
             self.space.n_clusters = k
 
     def _evaluate(self, net, epoch):
-        embeddings = net.embed(self.context.texts)
+        embeddings = net.embed(self.context.texts, verbose=net.verbose)  # a bar when verbose
         if self.context.n_clusters == "auto":
-            self._choose_n_clusters(embeddings)
+            self._choose_n_clusters(embeddings, net.verbose)
         scored = embeddings if self.space is None else self.space(embeddings)
         candidate = Candidate(epoch, scored, cluster_on_sphere(
             scored, self.context.n_clusters, self.context.seed), encoded=embeddings)

@@ -7,9 +7,11 @@ import re
 import numpy as np
 import pytest
 from conftest import TOPICS
+from sklearn.utils import Bunch
 
 from sklearn_shufdiv.__main__ import main
 from sklearn_shufdiv._cli import _pipeline
+from sklearn_shufdiv._cli._summary import k_uncertainty
 from sklearn_shufdiv.cluster import choose_n_clusters, cluster_on_sphere
 
 TOPIC_NAMES = list(TOPICS)
@@ -46,7 +48,7 @@ def test_frozen_default_is_auto_on_the_embeddings(capsys, tmp_path, docs, tiny_b
                            tiny_bert_path, "--max-length", 32, "--seed", 3)
     assert status == 0, err
     (embeddings, kwargs), = seen  # chosen once, on the documents' embeddings
-    assert kwargs == {"random_state": 3}
+    assert kwargs["random_state"] == 3
     k, scores = choose_n_clusters(embeddings, random_state=3)
     report = json.loads((tmp_path / "r.json").read_text())
     choice = report["n_clusters_choice"]
@@ -124,3 +126,46 @@ def test_auto_on_one_distinct_document_says_what_to_do(capsys, tmp_path, tiny_be
     assert status == 2
     assert "--n-clusters auto: " in err and "Give --n-clusters K." in err
     assert not (tmp_path / "o.csv").exists()
+
+
+def _scores(score, score_std=None, chosen=4, runner_up=5):
+    arrays = {"score": np.array(score, dtype=float)}
+    if score_std is not None:
+        arrays["score_std"] = np.array(score_std, dtype=float)
+    return Bunch(k=np.arange(2, 2 + len(score)), criterion="stability", n_clusters=chosen,
+                 runner_up=runner_up, **arrays)
+
+
+def test_an_uncertain_k_is_said_in_words_naming_the_runner_up():
+    # k = 2..6; the chosen 4 leads the runner-up 5 by less than the draws' spread.
+    close = _scores([0.2, 0.5, 0.81, 0.79, 0.3], [0.05, 0.05, 0.04, 0.03, 0.05])
+    text = k_uncertainty(close)
+    assert text == ("uncertain: the runner-up, 5 clusters, scores 0.7900 against 0.8100 for "
+                    "the chosen 4, a difference within the spread of the resampled scores; "
+                    "compare both with --n-clusters 5")
+    clear = _scores([0.2, 0.5, 0.81, 0.6, 0.3], [0.05, 0.05, 0.04, 0.03, 0.05])
+    assert k_uncertainty(clear) == ""
+    flat = _scores([0.50, 0.51, 0.52, 0.505, 0.5], [0.05] * 5)
+    assert "show no clear number of clusters" in k_uncertainty(flat)
+    # Without a spread, two scores within 2% of each other are as good as equal.
+    assert k_uncertainty(_scores([0.2, 0.5, 1.0, 0.99, 0.3])).startswith(
+        "uncertain: the runner-up, 5 clusters")
+    assert k_uncertainty(_scores([0.2, 0.5, 1.0, 0.9, 0.3])) == ""
+
+
+def test_the_summary_and_report_carry_the_caveat_of_an_uncertain_k(capsys, tmp_path, docs,
+                                                                   tiny_bert_path,
+                                                                   monkeypatch):
+    def uncertain(X, **kwargs):
+        return 3, _scores([0.2, 0.8, 0.79, 0.1], [0.05] * 4, chosen=3, runner_up=4)
+
+    monkeypatch.setattr(_pipeline, "choose_n_clusters", uncertain)
+    status, out, err = run(capsys, "cluster", docs, "-o", tmp_path / "o.csv", "--report",
+                           tmp_path / "r.json", "--method", "frozen", "--model",
+                           tiny_bert_path, "--max-length", 32, "--quiet")
+    assert status == 0, err
+    lines = out.splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith("clusters:"))
+    assert lines[at + 1].strip().startswith("uncertain: the runner-up, 4 clusters")
+    choice = json.loads((tmp_path / "r.json").read_text())["n_clusters_choice"]
+    assert choice["uncertain"] == lines[at + 1].strip()

@@ -288,6 +288,35 @@ def test_the_demo_does_not_train_on_a_cpu_unless_asked(tmp_path, capsys, monkeyp
     assert "no training" in out  # the settings line
 
 
+def test_the_demo_runs_the_encoder_once_for_both_frozen_rows(tmp_path, capsys, monkeypatch,
+                                                             corpus, tiny_bert_path):
+    from sklearn_shufdiv import ShuffleDivideEmbedder
+
+    _fake_bbc(tmp_path, monkeypatch, corpus)
+    sizes = []
+    transform = ShuffleDivideEmbedder.transform
+
+    def counting(self, X):
+        sizes.append(len(X))
+        return transform(self, X)
+
+    monkeypatch.setattr(ShuffleDivideEmbedder, "transform", counting)
+    argv = ["demo", "--n-docs", 16, "--no-download", "--model", tiny_bert_path,
+            "--device", "cpu", "--max-length", "32", "--quiet"]
+    status, out, err = run(capsys, *argv)
+    assert status == 0, err
+    assert sizes == [16]  # one pass of the encoder over the documents
+    rows = {line.split()[0]: line.split()[1:4] for line in out.splitlines()
+            if line.startswith("encoder")}
+    assert "share one pass of the encoder" in out
+    # The encoder's row is the encoder alone: what a run without the words gives.
+    status, out, err = run(capsys, *argv, "--lexical-weight", "0")
+    assert status == 0, err
+    alone = {line.split()[0]: line.split()[1:4] for line in out.splitlines()
+             if line.startswith("encoder")}
+    assert rows["encoder"] == alone["encoder+words"] == alone["encoder"]
+
+
 def test_a_failed_checkpoint_write_keeps_the_trained_model(tmp_path, capsys, small,
                                                            tiny_bert_path, monkeypatch):
     from sklearn_shufdiv.embedders._training import _checkpoint
@@ -306,3 +335,38 @@ def test_a_failed_checkpoint_write_keeps_the_trained_model(tmp_path, capsys, sma
     assert "warning: checkpoint_dir=" in err and "could not be written" in err, err
     assert len(read_csv(output)) == len(docs) + 1  # every document clustered
     assert summary(out)["epoch"].strip().endswith("of 1 (by untuned silhouette; 0 = untuned)")
+
+
+# -- what a run shows while it works ---------------------------------------------------
+
+
+def test_an_interruptions_error_starts_on_a_line_of_its_own(tiny_bert_path, small, tmp_path,
+                                                            capsys, interrupt_at):
+    docs, _ = small
+    (tmp_path / "docs.txt").write_text("\n".join(docs))
+    interrupt_at(2)  # inside epoch 1, after its progress bar moved
+    status, out, err = run(capsys, "cluster", tmp_path / "docs.txt", "-k", 4, "-o",
+                           tmp_path / "out.csv", "--model", tiny_bert_path,
+                           *[option for option in FAST if option != "--quiet"],
+                           "--batch-size", 4)
+    assert status == 130
+    assert "views [" in err  # the training bar was drawn
+    error = err.index("error: interrupted during training")
+    assert err[error - 1] == "\n", err[error - 80:error + 10]
+
+
+def test_the_selections_embedding_passes_show_a_bar_unless_quiet(tiny_bert_path, small,
+                                                                tmp_path, capsys):
+    docs, _ = small
+    (tmp_path / "docs.txt").write_text("\n".join(docs))
+    argv = ["cluster", tmp_path / "docs.txt", "-o", tmp_path / "out.csv", "--model",
+            tiny_bert_path, *[option for option in FAST if option != "--quiet"]]
+    status, out, err = run(capsys, *argv)
+    assert status == 0, err
+    training = err.index("epoch 1/1")
+    # Epoch 0 (the untuned encoder) is embedded before training, epoch 1 after it; each
+    # pass of the selection, and the choice of the number of clusters, shows a bar.
+    assert "embedding:" in err[:training] and "embedding:" in err[training:]
+    assert "splits:" in err[:training]
+    status, out, err = run(capsys, *argv, "--quiet", "--overwrite")
+    assert status == 0 and err == ""

@@ -1,7 +1,9 @@
-"""The command line's outputs on an unusual filesystem: permissions as ``open`` gives them,
-links and devices written through, write errors reported, and a folder that cannot be
-written found before any work."""
+"""The command line's outputs: they may not replace the input or earlier results; on
+an unusual filesystem, permissions as ``open`` gives them, links and devices written
+through, write errors reported, and a folder that cannot be written found before any
+work."""
 
+import csv
 import os
 import stat
 import threading
@@ -15,6 +17,19 @@ from sklearn_shufdiv._cli import CLIError, _outputs
 from sklearn_shufdiv._cli._outputs import check_outputs, write_csv, write_report
 
 FAST = ["--method", "frozen", "--max-length", "32", "--quiet"]
+
+
+def run(capsys, *argv):
+    status = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def assert_refused(status, out, err, message):
+    assert status == 2 and out == ""
+    assert err.startswith("error: ") and "Traceback" not in err
+    assert message in err, err
+
 
 
 @pytest.fixture
@@ -31,6 +46,67 @@ def _mode(path):
 
 def _csv(path):
     return path.read_text(encoding="utf-8").splitlines()
+
+
+# -- outputs -------------------------------------------------------------------------
+
+
+def test_output_inside_the_input_is_refused(capsys, folder, tiny_bert_path):
+    document = folder / "sport" / "doc00.txt"
+    before = document.read_bytes()
+    status, out, err = run(capsys, "cluster", folder, "-k", 4, "-o", document, "--overwrite",
+                           "--model", tiny_bert_path, *FAST)
+    assert_refused(status, out, err, f"{document}: is inside the input folder")
+    assert document.read_bytes() == before
+    status, out, err = run(capsys, "cluster", folder, "-k", 4, "-o", folder / "new.csv",
+                           "--model", tiny_bert_path, *FAST)
+    assert_refused(status, out, err, "is inside the input folder")
+    assert not (folder / "new.csv").exists()
+
+
+def test_output_that_is_the_input_file_is_refused(capsys, tmp_path, tiny_bert_path):
+    lines = tmp_path / "docs.txt"
+    lines.write_text("one doc\nanother doc\nthird doc\n", encoding="utf-8")
+    status, out, err = run(capsys, "cluster", lines, "-k", 2, "-o", lines, "--overwrite",
+                           "--model", tiny_bert_path, *FAST)
+    assert_refused(status, out, err, f"{lines}: is the input")
+    assert lines.read_text(encoding="utf-8") == "one doc\nanother doc\nthird doc\n"
+
+
+def test_existing_output_needs_overwrite(capsys, tmp_path, folder, tiny_bert_path):
+    output = tmp_path / "clusters.csv"
+    output.write_text("earlier results\n", encoding="utf-8")
+    status, out, err = run(capsys, "cluster", folder, "-k", 4, "-o", output,
+                           "--model", tiny_bert_path, *FAST)
+    assert_refused(status, out, err, f"{output}: exists already; pass --overwrite")
+    assert output.read_text(encoding="utf-8") == "earlier results\n"
+
+    status, out, err = run(capsys, "cluster", folder, "-k", 4, "-o", output, "--overwrite",
+                           "--model", tiny_bert_path, *FAST)
+    assert status == 0, err
+    rows = list(csv.reader(output.open(encoding="utf-8")))
+    assert rows[0] == ["id", "cluster"] and len(rows) == 17
+    assert sorted(os.listdir(tmp_path)) == ["clusters.csv", "in"]  # no temporary file left
+
+
+def test_one_path_for_two_outputs_is_refused(capsys, tmp_path, folder, tiny_bert_path):
+    status, out, err = run(capsys, "cluster", folder, "-k", 4, "-o", tmp_path / "a.csv",
+                           "--report", tmp_path / "a.csv", "--model", tiny_bert_path, *FAST)
+    assert_refused(status, out, err, "a.csv: given to both --output and --report")
+
+
+
+def test_a_plot_format_matplotlib_cannot_write_fails_before_any_work(capsys, tmp_path,
+                                                                     folder, monkeypatch):
+    pytest.importorskip("matplotlib")
+    from sklearn_shufdiv._cli import _cluster
+
+    monkeypatch.setattr(_cluster, "plan_run", None)  # no model is loaded, nothing embedded
+    status, out, err = run(capsys, "cluster", folder, "-k", 4, "-o", tmp_path / "o.csv",
+                           "--plot", tmp_path / "map.xyz")
+    assert_refused(status, out, err, f"--plot {tmp_path / 'map.xyz'}: .xyz is no image "
+                                     "format matplotlib writes; end the name in .png")
+    assert not (tmp_path / "o.csv").exists()
 
 
 # -- permissions -------------------------------------------------------------------------

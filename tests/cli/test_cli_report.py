@@ -248,7 +248,7 @@ def test_the_probe_reads_the_models_limit_and_device(tiny_bert_path, corpus, mon
     length limit, its device, its speed per token of the documents read at that length,
     and a max_length it cannot take refused before any work."""
     from sklearn_shufdiv._cli import CLIError
-    from sklearn_shufdiv._cli._pipeline import fit_probe
+    from sklearn_shufdiv._cli._settings import fit_probe
 
     args = Namespace(model=tiny_bert_path, device="cpu", inference_dtype="auto")
     probe = fit_probe(args, corpus[0])
@@ -281,6 +281,7 @@ def test_estimate_adds_up(_settings):
     passes = _settings.TRAINING_PASSES_PER_VIEW
     assert tuned.training == pytest.approx(2 * 6 * 2 * 10 * passes * 0.01)
     assert tuned.embedding == pytest.approx(3 * 6 * 10 * 0.01)  # epochs 0, 1, 2; reused
+    assert (frozen.passes, tuned.passes) == (1, 3)
     # lexical_weight="auto" embeds the untuned sample to choose, also without training;
     # a sample of the whole corpus is reused, a smaller one is not.
     for weight, sample_size, expected in (("auto", 4, 4 + 6), (0.5, 4, 6), ("auto", 100, 6)):
@@ -294,6 +295,46 @@ def test_estimate_adds_up(_settings):
         frozen = _settings.estimate(Tokenizer(), texts, settings, 0.01, method="frozen",
                                     select=True, sample_size=100, seed=0)
         assert frozen.embedding == pytest.approx(6 * tokens * 0.01)
+
+
+def test_training_is_estimated_at_the_speed_of_its_own_precision(_settings):
+    class Tokenizer:  # one token per word
+        def __call__(self, texts, **kwargs):
+            return {"input_ids": [text.split()[: kwargs.get("max_length")] for text in texts]}
+
+    settings = _settings.Settings("cpu", max_length=10, batch_size=4, max_epochs=1,
+                                  max_windows=1)
+    tuned = _settings.estimate(Tokenizer(), ["w " * 40] * 6, settings, 0.01,
+                               method="shuffle-divide", select=True, sample_size=100, seed=0,
+                               training_per_token=0.03)
+    passes = _settings.TRAINING_PASSES_PER_VIEW
+    assert tuned.training == pytest.approx(6 * 2 * 10 * passes * 0.03)
+    assert tuned.embedding == pytest.approx(2 * 6 * 10 * 0.01)  # epochs 0 and 1, reused
+    assert tuned.passes == 2
+
+
+@pytest.mark.parametrize("inference_dtype, timed", [("bfloat16", [None, "float32"]),
+                                                    ("float32", [None])])
+def test_the_plan_times_training_in_float32_on_a_cpu(_settings, tiny_bert_path, corpus,
+                                                     monkeypatch, capsys, inference_dtype,
+                                                     timed):
+    from sklearn_shufdiv._cli._parser import build_parser
+
+    dtypes = []
+
+    def timing(probe, texts, seed, dtype=None):
+        dtypes.append(dtype)
+        return 0.001 if dtype is None else 0.003
+
+    monkeypatch.setattr(_settings, "seconds_per_token", timing)
+    args = build_parser().parse_args(["cluster", "in", "-o", "o.csv", "--model",
+                                      tiny_bert_path, "--device", "cpu", "--max-length", "32",
+                                      "--inference-dtype", inference_dtype])
+    _settings.plan_run(args, corpus[0], methods=["shuffle-divide"])
+    assert dtypes == timed
+    line = next(line for line in capsys.readouterr().err.splitlines()
+                if line.startswith("estimated time:"))
+    assert "embedding" in line and "in 2 passes of the encoder" in line
 
 
 def test_default_settings_on_the_command_line(capsys, tmp_path, tiny_bert_path):

@@ -1,16 +1,17 @@
-"""The command line's files: outputs that may not replace input or earlier results,
-symbolic links out of the input folder, text that is not UTF-8, and what is said about
-the input's format."""
+"""The command line's inputs: which files of a folder are read, symbolic links out of
+the input folder, subfolders that cannot be listed, text that is not UTF-8, and what is
+said about the input's format."""
 
 import csv
+import json
 import os
 
 import pytest
+from _unprivileged import permissions_apply, run_python
 
 from sklearn_shufdiv.__main__ import main
 
 FAST = ["--method", "frozen", "--max-length", "32", "--quiet"]
-TOPIC_NAMES = ["sport", "space", "cooking", "finance"]
 
 
 def run(capsys, *argv):
@@ -23,68 +24,10 @@ def fields(out):
     return dict(line.split(":", 1) for line in out.splitlines() if ":" in line)
 
 
-@pytest.fixture
-def folder(tmp_path, corpus):
-    """16 documents in 4 topic folders."""
-    docs, labels = corpus
-    root = tmp_path / "in"
-    for i, (doc, label) in enumerate(zip(docs[::3], labels[::3])):
-        (root / TOPIC_NAMES[label]).mkdir(parents=True, exist_ok=True)
-        (root / TOPIC_NAMES[label] / f"doc{i:02d}.txt").write_text(doc, encoding="utf-8")
-    return root
-
-
 def assert_refused(status, out, err, message):
     assert status == 2 and out == ""
     assert err.startswith("error: ") and "Traceback" not in err
     assert message in err, err
-
-
-# -- outputs -------------------------------------------------------------------------
-
-
-def test_output_inside_the_input_is_refused(capsys, folder, tiny_bert_path):
-    document = folder / "sport" / "doc00.txt"
-    before = document.read_bytes()
-    status, out, err = run(capsys, "cluster", folder, "-k", 4, "-o", document, "--overwrite",
-                           "--model", tiny_bert_path, *FAST)
-    assert_refused(status, out, err, f"{document}: is inside the input folder")
-    assert document.read_bytes() == before
-    status, out, err = run(capsys, "cluster", folder, "-k", 4, "-o", folder / "new.csv",
-                           "--model", tiny_bert_path, *FAST)
-    assert_refused(status, out, err, "is inside the input folder")
-    assert not (folder / "new.csv").exists()
-
-
-def test_output_that_is_the_input_file_is_refused(capsys, tmp_path, tiny_bert_path):
-    lines = tmp_path / "docs.txt"
-    lines.write_text("one doc\nanother doc\nthird doc\n", encoding="utf-8")
-    status, out, err = run(capsys, "cluster", lines, "-k", 2, "-o", lines, "--overwrite",
-                           "--model", tiny_bert_path, *FAST)
-    assert_refused(status, out, err, f"{lines}: is the input")
-    assert lines.read_text(encoding="utf-8") == "one doc\nanother doc\nthird doc\n"
-
-
-def test_existing_output_needs_overwrite(capsys, tmp_path, folder, tiny_bert_path):
-    output = tmp_path / "clusters.csv"
-    output.write_text("earlier results\n", encoding="utf-8")
-    status, out, err = run(capsys, "cluster", folder, "-k", 4, "-o", output,
-                           "--model", tiny_bert_path, *FAST)
-    assert_refused(status, out, err, f"{output}: exists already; pass --overwrite")
-    assert output.read_text(encoding="utf-8") == "earlier results\n"
-
-    status, out, err = run(capsys, "cluster", folder, "-k", 4, "-o", output, "--overwrite",
-                           "--model", tiny_bert_path, *FAST)
-    assert status == 0, err
-    rows = list(csv.reader(output.open(encoding="utf-8")))
-    assert rows[0] == ["id", "cluster"] and len(rows) == 17
-    assert sorted(os.listdir(tmp_path)) == ["clusters.csv", "in"]  # no temporary file left
-
-
-def test_one_path_for_two_outputs_is_refused(capsys, tmp_path, folder, tiny_bert_path):
-    status, out, err = run(capsys, "cluster", folder, "-k", 4, "-o", tmp_path / "a.csv",
-                           "--report", tmp_path / "a.csv", "--model", tiny_bert_path, *FAST)
-    assert_refused(status, out, err, "a.csv: given to both --output and --report")
 
 
 # -- symbolic links ------------------------------------------------------------------
@@ -178,8 +121,118 @@ def test_first_line_says_how_the_input_is_read(capsys, tmp_path, tiny_bert_path)
     assert out.splitlines()[0] == f"input:        {article} (lines: one document per line)"
 
 
+def test_a_folder_reads_txt_in_any_case_and_names_the_files_left_out(capsys, folder,
+                                                                      tmp_path,
+                                                                      tiny_bert_path):
+    min((folder / "sport").iterdir()).rename(folder / "sport" / "README.TXT")
+    min((folder / "space").iterdir()).rename(folder / "space" / "notes.Txt")
+    (folder / "cooking" / "recipe.md").write_text("Not a document.", encoding="utf-8")
+    output = tmp_path / "o.csv"
+    status, out, err = run(capsys, "cluster", folder, "-k", 4, "-o", output, "--report",
+                           tmp_path / "r.json", "--model", tiny_bert_path, "--method",
+                           "frozen", "--max-length", "32", "--lexical-weight", "0")
+    assert status == 0, err
+    ids = [row[0] for row in csv.reader(output.open(encoding="utf-8"))][1:]
+    assert len(ids) == 16 and {"sport/README.TXT", "space/notes.Txt"} <= set(ids)
+    assert "1 file not named *.txt left out: cooking/recipe.md" in err.splitlines()[0]
+    assert fields(out)["left out"].strip() == "1 file not named *.txt (first: cooking/recipe.md)"
+    assert json.loads((tmp_path / "r.json").read_text())["other_files"] == ["cooking/recipe.md"]
+
+
+def test_a_folder_of_other_files_says_how_to_name_them(capsys, tmp_path):
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "a.md").write_text("Some text.", encoding="utf-8")
+    status, out, err = run(capsys, "cluster", tmp_path / "in", "-k", 2, "-o",
+                           tmp_path / "o.csv")
+    assert status == 2 and "no .txt file in this folder" in err
+    assert "1 other file(s), e.g. a.md, are not read: name the documents *.txt" in err
+
+
+def test_help_says_which_files_of_a_folder_are_read(capsys):
+    status, out, _ = run(capsys, "cluster", "--help")
+    text = " ".join(out.split())
+    assert status == 0
+    assert "whose name ends in .txt, in any case (.TXT, .Txt)" in text
+    assert "other files are left out, and the first output line names them" in text
+
+
 def test_one_document_is_singular(capsys, tmp_path):
     path = tmp_path / "docs.txt"
     path.write_text("just one document\n", encoding="utf-8")
     status, out, err = run(capsys, "cluster", path, "-k", 2, "-o", tmp_path / "o.csv")
     assert_refused(status, out, err, "1 document cannot make 2 clusters")
+
+
+# -- subfolders that cannot be listed or entered --------------------------------------
+#: Reads the folder given as argv[1] as the command line does, in a process subject to
+#: file permissions; prints the error's class and message, or how many documents it read.
+READ_FOLDER = (
+    "import sys\n"
+    "from sklearn_shufdiv._cli._readers import read_folder\n"
+    "from pathlib import Path\n"
+    "try:\n"
+    "    corpus = read_folder(Path(sys.argv[1]))\n"
+    "except Exception as exc:\n"
+    "    print(type(exc).__name__, exc)\n"
+    "else:\n"
+    "    print('read', len(corpus.texts))\n")
+
+
+@pytest.fixture
+def articles(tmp_path):
+    """in/ with 8 readable articles and 3 in in/locked/."""
+    root = tmp_path / "in"
+    for i in range(8):
+        (root / "open").mkdir(parents=True, exist_ok=True)
+        (root / "open" / f"{i}.txt").write_text(f"Article {i}. It has words.")
+    (root / "locked").mkdir()
+    for i in range(3):
+        (root / "locked" / f"{i}.txt").write_text(f"Hidden {i}. It has words.")
+    return root
+
+
+def test_a_subfolder_that_cannot_be_listed_is_an_error(articles, tmp_path, capsys,
+                                                      monkeypatch):
+    locked = articles / "locked"
+    scandir = os.scandir
+
+    def refuse(path="."):
+        if os.fspath(path) == os.fspath(locked):
+            raise PermissionError(13, "Permission denied", os.fspath(path))
+        return scandir(path)
+
+    monkeypatch.setattr(os, "scandir", refuse)
+    out = tmp_path / "o.csv"
+    status = main(["cluster", str(articles), "-k", "2", "-o", str(out),
+                   "--method", "frozen"])
+    err = capsys.readouterr().err
+    assert status == 2, err
+    assert f"{locked}: cannot list this folder (Permission denied)" in err
+    assert "chmod a+rx" in err and not out.exists()
+
+
+def test_an_unreadable_subfolder_is_an_error_under_real_permissions(articles):
+    locked = articles / "locked"
+    locked.chmod(0)
+    try:
+        if not permissions_apply(locked / "0.txt"):
+            pytest.skip("file permissions do not apply to this test's subprocess")
+        done = run_python(READ_FOLDER, articles)
+    finally:
+        locked.chmod(0o755)
+    assert done.returncode == 0, done.stderr
+    assert f"CLIError {locked}: cannot list this folder (Permission denied)" in done.stdout
+
+
+def test_a_subfolder_that_can_be_listed_but_not_entered_is_an_error(articles):
+    locked = articles / "locked"
+    locked.chmod(0o644)  # its names can be read, its files cannot be opened
+    try:
+        if not permissions_apply(locked / "0.txt"):
+            pytest.skip("file permissions do not apply to this test's subprocess")
+        done = run_python(READ_FOLDER, articles)
+    finally:
+        locked.chmod(0o755)
+    assert done.returncode == 0, done.stderr
+    assert f"CLIError {locked}: cannot open the files of this folder" in done.stdout, \
+        done.stdout
