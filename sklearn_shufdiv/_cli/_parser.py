@@ -68,6 +68,16 @@ def _int_at_least(minimum):
     return parse
 
 
+def _seconds(text):
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"{text} is not a positive, finite number of seconds")
+    return value
+
+
 def _windows(text):
     """``--max-windows``: a positive integer, or "all" (None: every document whole)."""
     if text.strip().lower() == "all":
@@ -121,7 +131,11 @@ def _add_model_options(parser):
                             "int8 (ONNX Runtime, CPU only; faster, less exact) "
                             f"(default: {DEFAULT_INFERENCE_DTYPE})")
     group.add_argument("--max-epochs", type=_int_at_least(0), metavar="N",
-                       help="training epochs (default: 1 on a CPU, 3 on a GPU)")
+                       help="training epochs (default: 0 on a CPU, i.e. no training, "
+                            "3 on a GPU)")
+    group.add_argument("--max-time", type=_seconds, metavar="SECONDS",
+                       help="stop training once this many seconds are spent, keeping the "
+                            "epochs completed (default: no limit)")
     group.add_argument("--batch-size", type=_int_at_least(2), metavar="N",
                        help="documents per contrastive batch (default: 64 on a CPU, "
                             "320 on a GPU)")

@@ -122,6 +122,7 @@ def make_embedder(args, settings, method, n_clusters, *, select=True):
     else:
         params["checkpoint_dir"] = args.checkpoint_dir
         params["max_epochs"] = settings.max_epochs
+        params["max_time"] = args.max_time
         params["objective"] = settings.objective
     cls = TfidfPositiveEmbedder if method == "tfidf" else ShuffleDivideEmbedder
     embedder = cls(args.model or default_model(), **params)

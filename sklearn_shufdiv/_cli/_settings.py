@@ -24,9 +24,12 @@ from ._parser import (
 )
 from ._text import duration_text, note
 
-#: Settings for a CPU: those the CPU benchmarks were trained with (benchmarks/README.md,
-#: "What was tried").
-CPU_SETTINGS = {"max_length": 128, "batch_size": 64, "max_epochs": 1}
+#: Settings for a CPU: those the CPU benchmarks ran with (benchmarks/README.md), and no
+#: training unless ``--max-epochs`` is given, as the embedders' ``max_epochs="auto"``.
+CPU_SETTINGS = {"max_length": 128, "batch_size": 64, "max_epochs": 0}
+#: Epochs on a GPU unless ``--max-epochs`` is given: the embedders' ``max_epochs="auto"``
+#: there.
+GPU_MAX_EPOCHS = 3
 
 #: A training view costs this many inference passes of its tokens, timed in the precision
 #: training computes in (:func:`training_dtype`): a forward pass without gradients,
@@ -97,7 +100,7 @@ def choose_settings(args, device, limit):
     if device.startswith("cuda"):
         embedder = ShuffleDivideEmbedder().get_params()
         defaults = {"max_length": limit, "batch_size": embedder["batch_size"],
-                    "max_epochs": embedder["max_epochs"]}
+                    "max_epochs": GPU_MAX_EPOCHS}
     else:
         defaults = dict(CPU_SETTINGS, max_length=min(CPU_SETTINGS["max_length"], limit))
     given = {name: getattr(args, name) for name in defaults}

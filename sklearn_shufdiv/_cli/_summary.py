@@ -221,7 +221,7 @@ def report_settings(result, args, settings):
             "inference_dtype_used": result.inference_dtype}
     if args.method != "frozen":
         used.update(batch_size=settings.batch_size, max_epochs=settings.max_epochs,
-                    objective=settings.objective)
+                    max_time=args.max_time, objective=settings.objective)
     return {**used, "seed": args.seed}
 
 

@@ -185,6 +185,23 @@ def test_objective_on_the_command_line(capsys, tmp_path, tiny_bert_path, corpus)
     assert not (tmp_path / "p.csv").exists()
 
 
+def test_max_time_on_the_command_line(capsys, tmp_path, tiny_bert_path, corpus):
+    docs = tmp_path / "docs.txt"
+    docs.write_text("\n".join(corpus[0][::3]) + "\n", encoding="utf-8")
+    common = ["cluster", docs, "-k", 4, "--model", tiny_bert_path, "--max-epochs", 3,
+              "--batch-size", 8, "--max-length", 32]
+    status, out, err = run(capsys, *common, "--max-time", "1e-6", "-o", tmp_path / "o.csv",
+                           "--report", tmp_path / "r.json")
+    assert status == 0, err
+    report = json.loads((tmp_path / "r.json").read_text())
+    assert report["settings"]["max_time"] == 1e-6
+    assert len(report["history"]) < 4  # the budget ended training before epoch 3
+    for bad in ("0", "-5", "inf", "soon"):
+        status, out, err = run(capsys, *common, "--max-time", bad, "-o", tmp_path / "b.csv")
+        assert status == 2 and "--max-time" in err
+        assert not (tmp_path / "b.csv").exists()
+
+
 def test_the_parsers_objectives_are_the_embedders():
     from sklearn_shufdiv._cli._parser import DEFAULT_OBJECTIVE, OBJECTIVES, build_parser
     from sklearn_shufdiv.embedders import ShuffleDivideEmbedder, TfidfPositiveEmbedder
@@ -234,8 +251,9 @@ def _args(**given):
 
 def test_cpu_and_gpu_defaults(_settings):
     cpu = _settings.choose_settings(_args(), "cpu", 64)  # a model of 64 positions
-    assert (cpu.device, cpu.max_length, cpu.batch_size, cpu.max_epochs) == ("cpu", 64, 64, 1)
-    assert cpu.from_device == ("--max-length 64", "--batch-size 64", "--max-epochs 1")
+    assert (cpu.device, cpu.max_length, cpu.batch_size, cpu.max_epochs) == ("cpu", 64, 64, 0)
+    assert cpu.from_device == ("--max-length 64", "--batch-size 64", "--max-epochs 0")
+    assert _settings.choose_settings(_args(), "cuda:0", 64).max_epochs == 3
     gpu = _settings.choose_settings(_args(max_epochs=5), "cuda:0", 64)
     assert (gpu.max_length, gpu.batch_size, gpu.max_epochs) == (64, 320, 5)
     assert "--max-epochs" not in " ".join(gpu.from_device)
