@@ -7,9 +7,9 @@ import types
 
 import pytest
 from sklearn.base import clone
-from sklearn_shufdiv.embedders._encoder._loading import resolve_model
 
 from sklearn_shufdiv import ShuffleDivideEmbedder, TfidfPositiveEmbedder
+from sklearn_shufdiv.embedders._encoder._loading import resolve_model
 
 PARAMS = dict(max_epochs=0, max_length=32, lexical_weight=0, random_state=0)
 

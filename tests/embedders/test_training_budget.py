@@ -8,9 +8,9 @@ import warnings
 import numpy as np
 import pytest
 from sklearn.base import clone
-from sklearn_shufdiv.embedders._encoder._device import resolve_max_epochs
 
 from sklearn_shufdiv import ShuffleDivideEmbedder, TfidfPositiveEmbedder
+from sklearn_shufdiv.embedders._encoder._device import resolve_max_epochs
 from sklearn_shufdiv.embedders._training import _engine as _training
 from sklearn_shufdiv.exceptions import FitInterruptedWarning, InvalidParameterError
 
