@@ -18,7 +18,7 @@ from sklearn_shufdiv.embedders import Candidate, ShuffleDivideEmbedder
 from sklearn_shufdiv.exceptions import InvalidParameterError
 from sklearn_shufdiv.metrics import cosine_silhouette
 
-BENCHMARKS = str(Path(__file__).resolve().parents[1] / "benchmarks")
+BENCHMARKS = str(Path(__file__).resolve().parents[2] / "benchmarks")
 CLUSTERED = {**SMALL, "n_clusters": 4}
 
 
