@@ -28,7 +28,7 @@ def lab():
     sys.path.insert(0, BENCHMARKS)
     try:
         yield {name: importlib.import_module(f"lab.{name}")
-               for name in ("objectives", "criteria", "views", "embedders")}
+               for name in ("objectives", "criteria", "views", "internals")}
     finally:
         sys.path.remove(BENCHMARKS)
 
@@ -36,7 +36,7 @@ def lab():
 # -- cluster-aware negatives -----------------------------------------------------------
 def test_cluster_negatives_loss_leaves_the_anchors_cluster_out(lab):
     ClusterNegatives = lab["objectives"].ClusterNegatives
-    nt_xent_loss = lab["embedders"].nt_xent_loss
+    nt_xent_loss = lab["internals"].nt_xent_loss
     generator = torch.Generator().manual_seed(4)
     views = torch.randn(6, 4, generator=generator)
     keys, groups = torch.arange(6) % 3, torch.tensor([0, 1, -1, 1, 0, -1])
@@ -143,7 +143,7 @@ def test_three_views_noise_gets_nothing(lab, topics):
 def test_two_views_by_default_are_the_packages_candidates(lab, topics):
     informative, noise = topics
     weights, scores = lab["views"].choose_view_weights([informative, noise], 3)
-    expected = lab["embedders"].choose_view_weights(
+    expected = lab["internals"].choose_view_weights(
         [informative, noise], 3, [(round(1 - w / 10, 1), w / 10) for w in range(10)])
     assert (weights, scores) == expected
 
