@@ -74,6 +74,10 @@ def parse_args(argv=None):
     parser.add_argument("--criteria", action="store_true",
                         help="instead: every k criterion tried, on a 2,000-row sample of the "
                              "weight-0.5 space, into auto_criteria.json and .md")
+    parser.add_argument("--k-rules", action="store_true",
+                        help="instead: each k rule on the product's final sweep (the chosen "
+                             "weight's space, from --output's results), scored on the whole "
+                             "corpus, into auto_k_rules.json and .md")
     parser.add_argument("--report-only", action="store_true",
                         help="only rewrite the .md beside --output from its results")
     return parser.parse_args(argv)
@@ -133,6 +137,8 @@ def main(argv=None):
     true_ks = {}
     if args.criteria:
         return run_criteria(args)
+    if args.k_rules:
+        return run_k_rules(args, results)
     if args.report_only:
         for name in results:
             true_ks[name] = len(np.unique(load_corpus(name, args.data_home, args.corpora_dir,
@@ -392,6 +398,80 @@ def write_criteria_report(results, path):
         f"{n} sweep {_mean([c['sweep_seconds'] for c in e['seeds'].values()]):.1f} / merge "
         f"{_mean([c['merge_seconds'] for c in e['seeds'].values()]):.1f}"
         for n, e in results.items()) + "."]
+    path.write_text("\n".join(lines) + "\n")
+
+
+
+def k_rules(result):
+    """The k each rule picks from one ``choose_n_clusters_by_modularity`` result."""
+    best = result.stability[result.k]
+    near = [k for k in result.candidates if result.stability[k][0] >= best[0] - 2 * max(
+        best[1], result.stability[k][1])]
+    return {"product": result.k, "argmax": result.k_modularity,
+            "parsimony": min(result.candidates), "stable-parsimony": min(near)}
+
+
+def run_k_rules(args, auto):
+    """Replays the product's last k choice (same sample and seeds) on the space of the
+    weight it chose, and scores every rule's k on the whole corpus."""
+    from sklearn_shufdiv.cluster._graph import choose_n_clusters_by_modularity
+
+    path = args.output.with_name("auto_k_rules.json")
+    results = json.loads(path.read_text()) if args.resume and path.exists() else {}
+    for name in corpus_names(args.corpora):
+        docs, y, _ = load_corpus(name, args.data_home, args.corpora_dir, args.news_docs)
+        encoded, true_k = frozen_embeddings(name, docs), len(np.unique(y))
+        for seed in range(args.from_seed, args.seeds):
+            if str(seed) in results.get(name, {}):
+                continue
+            lexical = LexicalSpace(100, seed).fit(docs).transform(docs)
+            weight = auto[name][str(seed)]["auto"]["weight"]
+            rng = np.random.RandomState(seed)  # as choose_view_weight_and_k draws
+            rows = np.sort(rng.permutation(len(docs))[:2000])
+            inner = rng.randint(np.iinfo(np.int32).max)
+            result = choose_n_clusters_by_modularity(
+                join(encoded[rows], lexical[rows], weight), sample_size=None,
+                random_state=inner)
+            picks = k_rules(result)
+            space = join(encoded, lexical, weight)
+            scores = {str(k): scored(space, y, k, seed) for k in {*picks.values(), true_k}}
+            results.setdefault(name, {})[str(seed)] = {
+                "weight": weight, "true_k": true_k, "picks": picks, "scores": scores}
+            save(path, results)
+            print(f"{name} seed {seed} k rules {picks}", flush=True)
+    write_k_rules_report(results, path.with_suffix(".md"))
+
+
+def write_k_rules_report(results, path):
+    rules = ("product", "argmax", "parsimony", "stable-parsimony")
+    lines = ["# k rules on the product's space, scored on the whole corpus (`bench_auto.py "
+             "--k-rules`)", "", NOTE, "",
+             "Each seed replays the last k choice of `choose_view_weight_and_k` (same sample, "
+             "same seeds, the weight it chose) and applies each rule to that one sweep: "
+             "`product` (the plateau's most stable k), `argmax` (the greatest mean "
+             "modularity), `parsimony` (the plateau's least k), `stable-parsimony` (the "
+             "least plateau k whose stability is within two standard errors of the most "
+             "stable's). Cell: k, AMI at k (`SphericalKMeans(k, n_init=10)`, whole corpus) "
+             "minus at the true k; `x` outside the goal (more than 0.03 below, or k outside "
+             "half to twice the true one).", "",
+             "| corpus | seed | w | true k (AMI) | " + " | ".join(rules) + " |",
+             "|---|---|---|---|" + "---|" * len(rules)]
+    met = dict.fromkeys(rules, 0)
+    for name, seeds in results.items():
+        for seed, e in sorted(seeds.items()):
+            ref = e["scores"][str(e["true_k"])]["ami"]
+            cells = []
+            for rule in rules:
+                k = e["picks"][rule]
+                delta = e["scores"][str(k)]["ami"] - ref
+                ok = delta >= -0.03 and e["true_k"] / 2 <= k <= 2 * e["true_k"]
+                met[rule] += ok
+                cells.append(f"{k} ({delta:+.3f}){'' if ok else ' x'}")
+            lines.append(f"| {name} | {seed} | {e['weight']:g} | {e['true_k']} ({ref:.3f}) | "
+                         + " | ".join(cells) + " |")
+    total = sum(len(v) for v in results.values())
+    lines += ["", "Runs within the goal: " + ", ".join(
+        f"{rule} {n} of {total}" for rule, n in met.items()) + "."]
     path.write_text("\n".join(lines) + "\n")
 
 
