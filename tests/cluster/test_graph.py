@@ -1,0 +1,120 @@
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from sklearn_shufdiv.cluster._graph import (
+    choose_n_clusters_by_modularity,
+    choose_view_weight_and_k,
+    merge_curve,
+    modularity,
+    neighbor_graph,
+)
+
+
+def blobs_on_sphere(n_blobs, per_blob, dim, noise, seed):
+    """Rows of norm 1 around ``n_blobs`` random directions, and their blob."""
+    rng = np.random.default_rng(seed)
+    centers = rng.normal(size=(n_blobs, dim))
+    centers /= np.linalg.norm(centers, axis=1, keepdims=True)
+    blob = np.repeat(np.arange(n_blobs), per_blob)
+    X = centers[blob] + noise * rng.normal(size=(len(blob), dim)) / np.sqrt(dim)
+    return X / np.linalg.norm(X, axis=1, keepdims=True), blob
+
+
+def test_neighbor_graph_is_symmetric_without_self_loops():
+    X, _ = blobs_on_sphere(3, 20, 8, 0.3, 0)
+    graph = neighbor_graph(X, n_neighbors=5)
+    assert (graph != graph.T).nnz == 0
+    assert graph.diagonal().sum() == 0
+    assert (np.asarray(graph.sum(axis=1)).ravel() >= 5).all()
+
+
+def test_neighbor_graph_rejects_too_many_neighbours():
+    with pytest.raises(ValueError, match="n_neighbors=4 must be an integer in \\[1, 3\\]"):
+        neighbor_graph(np.eye(4), n_neighbors=4)
+
+
+def test_modularity_prefers_the_partition_that_follows_the_graph():
+    X, blob = blobs_on_sphere(3, 30, 8, 0.3, 1)
+    graph = neighbor_graph(X, 10)
+    shuffled = np.random.default_rng(0).permutation(blob)
+    assert modularity(graph, blob) > 0.5 > modularity(graph, shuffled)
+    assert modularity(graph, np.zeros(len(blob), dtype=int)) == pytest.approx(0.0)
+
+
+def test_merge_curve_ends_at_the_modularity_of_each_merge():
+    X, blob = blobs_on_sphere(3, 30, 8, 0.3, 2)
+    graph = neighbor_graph(X, 10)
+    over = blob * 2 + np.arange(len(blob)) % 2  # each blob cut in two
+    curve = merge_curve(graph, over)
+    assert sorted(curve) == list(range(1, 7))
+    assert curve[6] == pytest.approx(modularity(graph, over))
+    assert max(curve, key=curve.get) == 3
+    assert curve[3] == pytest.approx(modularity(graph, blob))
+    assert curve[1] == pytest.approx(0.0)
+
+
+@pytest.mark.parametrize("n_blobs, per_blob, k_range", [(3, 60, range(2, 9)),
+                                                      (20, 30, range(14, 27))])
+def test_modularity_criterion_finds_coarse_and_fine_blobs(n_blobs, per_blob, k_range):
+    X, _ = blobs_on_sphere(n_blobs, per_blob, 32, 0.3, 3)
+    result = choose_n_clusters_by_modularity(X, k_range, sample_size=None, random_state=0)
+    assert result.k == n_blobs
+    assert not result.uncertain
+    assert result.k in result.candidates
+    assert set(result.modularity) == set(k_range)
+
+
+def test_modularity_criterion_flags_a_space_without_clusters_as_uncertain():
+    X = np.random.default_rng(4).normal(size=(300, 16))
+    result = choose_n_clusters_by_modularity(X, range(2, 10), random_state=0)
+    assert result.uncertain
+    assert result.runner_up is not None and result.runner_up != result.k
+
+
+def test_modularity_criterion_is_reproducible_and_samples():
+    X, _ = blobs_on_sphere(4, 100, 16, 0.5, 5)
+    first = choose_n_clusters_by_modularity(X, range(2, 8), sample_size=200, random_state=7)
+    again = choose_n_clusters_by_modularity(X, range(2, 8), sample_size=200, random_state=7)
+    assert first.sample_size == 200
+    assert (first.k, first.modularity) == (again.k, again.modularity)
+
+
+@pytest.mark.parametrize("params, message", [
+    ({"k_range": [1, 3]}, "k_range"),
+    ({"k_range": [2, 500]}, "k_range"),
+    ({"n_repeats": 1}, "n_repeats"),
+    ({"tolerance": 1.5}, "tolerance"),
+])
+def test_modularity_criterion_rejects_bad_parameters(params, message):
+    X, _ = blobs_on_sphere(2, 50, 8, 0.3, 6)
+    with pytest.raises(ValueError, match=message):
+        choose_n_clusters_by_modularity(X, **{"k_range": range(2, 5), **params})
+
+
+def _join(first, second, weight):
+    unit = [v / np.linalg.norm(v, axis=1, keepdims=True) for v in (first, second)]
+    return np.hstack([np.sqrt(1 - weight) * unit[0], np.sqrt(weight) * unit[1]])
+
+
+@pytest.mark.parametrize("informative", ["encoded", "lexical"])
+def test_weight_and_k_follow_the_view_with_the_clusters(informative):
+    clustered, blob = blobs_on_sphere(4, 50, 16, 0.3, 7)
+    noise = np.random.default_rng(8).normal(size=clustered.shape)
+    encoded, lexical = ((clustered, noise) if informative == "encoded" else (noise, clustered))
+    result = choose_view_weight_and_k(encoded, lexical, _join, k_range=range(2, 8),
+                                      random_state=0)
+    assert result.k == 4
+    assert result.weight <= 0.3 if informative == "encoded" else result.weight >= 0.7
+    assert set(result.weight_scores) == {i / 10 for i in range(11)}
+
+
+def test_weight_and_k_reject_views_of_different_documents():
+    with pytest.raises(ValueError, match="encoded has 10 rows but lexical 9"):
+        choose_view_weight_and_k(np.ones((10, 2)), np.ones((9, 2)), _join)
+
+
+def test_weight_and_k_reject_an_unknown_criterion():
+    with pytest.raises(ValueError, match="weight_criterion='best'"):
+        choose_view_weight_and_k(np.ones((10, 2)), np.ones((10, 2)), _join,
+                                 weight_criterion="best")
