@@ -1,6 +1,6 @@
 """The weight of the words and the number of clusters chosen together, without labels.
 
-For each corpus of ``_corpora.py`` and each seed ``s``, the space is built as the
+For each corpus of ``lab/corpora.py`` and each seed ``s``, the space is built as the
 package builds its default one (``bench_default.py``): the frozen encoder's cached
 embeddings joined (``join_words``) with the corpus' ``LexicalSpace(100, s)`` at a weight
 ``w`` of the words. Measured, with ``SphericalKMeans(k, n_init=10, random_state=s)`` (the
@@ -32,7 +32,7 @@ import numpy as np
 from sklearn.metrics import adjusted_mutual_info_score
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _corpora import (  # noqa: E402
+from lab.corpora import (  # noqa: E402
     REPO_ROOT,
     add_corpus_arguments,
     bag_of_words,
@@ -40,18 +40,16 @@ from _corpora import (  # noqa: E402
     frozen_embeddings,
     load_corpus,
 )
+from lab.graph_k import (  # noqa: E402
+    DEFAULT_K_RANGE,
+    _merge_path,
+    choose_n_clusters_by_modularity,
+    choose_view_weight_and_k,
+)
+from lab.internals import LexicalSpace, join_words, modularity, neighbor_graph  # noqa: E402
 
 from sklearn_shufdiv import clustering_accuracy  # noqa: E402
 from sklearn_shufdiv.cluster import SphericalKMeans  # noqa: E402
-from sklearn_shufdiv.cluster._graph import (  # noqa: E402
-    DEFAULT_K_RANGE,
-    _merge_path,
-    choose_view_weight_and_k,
-    modularity,
-    neighbor_graph,
-)
-from sklearn_shufdiv.embedders import LexicalSpace  # noqa: E402
-from sklearn_shufdiv.embedders._lexical import join_words  # noqa: E402
 
 RESULTS = REPO_ROOT / "benchmarks" / "results"
 #: The fixed weights of the words: 0 (the encoder alone) to 0.9, and 1 (LSA alone).
@@ -163,13 +161,14 @@ def main(argv=None):
     write_report(results, args.output.with_suffix(".md"), true_ks)
 
 
-NOTE = ("The frozen embeddings are the cache of `_corpora.frozen_embeddings`, computed on a "
+NOTE = ("The frozen embeddings are the cache of `lab.corpora.frozen_embeddings`, computed on a "
         "GPU from float16-stored weights upcast to float32 (within about 1e-3 of the CPU "
         "float32 encoder's).")
 
 
 PROCEDURE = (
-    "`choose_view_weight_and_k` (sklearn_shufdiv/cluster/_graph.py), on one 2,000-document "
+    "`choose_view_weight_and_k` (benchmarks/lab/graph_k.py, on the package's modularity rule), "
+    "on one 2,000-document "
     "sample: (1) k at the provisional weight 0.5 by `choose_n_clusters_by_modularity` (each k "
     "of 2..10, 12, 14, ..., 40 clustered 3 times by one-run spherical k-means; the plateau: "
     "every k from the first whose mean modularity on the sample's 20-NN cosine graph is "
@@ -414,7 +413,6 @@ def k_rules(result):
 def run_k_rules(args, auto):
     """Replays the product's last k choice (same sample and seeds) on the space of the
     weight it chose, and scores every rule's k on the whole corpus."""
-    from sklearn_shufdiv.cluster._graph import choose_n_clusters_by_modularity
 
     path = args.output.with_name("auto_k_rules.json")
     results = json.loads(path.read_text()) if args.resume and path.exists() else {}

@@ -6,6 +6,12 @@ the training engine, the LSA space and its join, the TF-IDF neighbours) they rea
 here, so that a change of the package's internals shows in this file only.
 """
 
+from sklearn_shufdiv.cluster._modularity import (
+    cluster_graph,
+    modularity,
+    neighbor_graph,
+    plateau_choice,
+)
 from sklearn_shufdiv.cluster._numerics import scaled_rows
 from sklearn_shufdiv.cluster._seeding import _unit_rows_at as unit_rows
 from sklearn_shufdiv.cluster._seeding import kmeans_plusplus as spherical_kmeans_plusplus
@@ -45,6 +51,7 @@ from sklearn_shufdiv.embedders._training._engine import ContrastiveNet, ViewBatc
 from sklearn_shufdiv.embedders._training._loss import NTXentLoss, nt_xent_loss
 
 __all__ = [
+    "cluster_graph", "modularity", "neighbor_graph", "plateau_choice",
     'CRITERIA', 'ContrastiveNet', 'DEFAULT_TFIDF_PARAMS', 'LexicalSpace', 'NTXentLoss',
     'ShuffleDividePositives', 'UntunedSilhouetteCriterion', 'ViewBatch',
     'check_inference_dtype', 'choose_lexical_weight', 'choose_view_weights',

@@ -15,15 +15,16 @@ from sklearn.utils import Bunch, check_array, check_random_state
 
 from ..utils._param_validation import Interval, Options, validate_params
 from ._k_sample import NClustersCriterion, Sample
+from ._modularity import Modularity
 from ._numerics import check_sample_weight, scaled_rows
 from ._stability import Stability
 
 __all__ = ["DEFAULT_K_RANGE", "DEFAULT_K_SELECTION", "K_SELECTIONS", "choose_n_clusters"]
 
 #: The built-in criteria of ``k_selection``, by name: the one registry of them.
-K_SELECTIONS = {"stability": Stability}
+K_SELECTIONS = {"modularity": Modularity, "stability": Stability}
 #: The criterion used unless another is given.
-DEFAULT_K_SELECTION = "stability"
+DEFAULT_K_SELECTION = "modularity"
 #: Candidates of ``k_range=None``: 2 to 30, capped below the number of distinct directions.
 DEFAULT_K_RANGE = (2, 30)
 #: Draws of the sample the criteria work on.

@@ -53,12 +53,12 @@ def test_frozen_default_is_auto_on_the_embeddings(capsys, tmp_path, docs, tiny_b
     report = json.loads((tmp_path / "r.json").read_text())
     choice = report["n_clusters_choice"]
     assert report["n_clusters"] == choice["chosen"] == k
-    assert choice["criterion"] == "stability" and choice["runner_up"] == scores.runner_up
+    assert choice["criterion"] == "modularity" and choice["runner_up"] == scores.runner_up
     assert choice["k"] == list(range(2, 16))  # below the 16 documents
     np.testing.assert_allclose(np.array(choice["score"], dtype=float), scores.score)
     np.testing.assert_array_equal(read_csv(tmp_path / "o.csv"),
                                   cluster_on_sphere(embeddings, k, random_state=3).labels)
-    assert re.search(rf"^clusters:\s+{k} \(auto: chosen by stability among 2 to 15; "
+    assert re.search(rf"^clusters:\s+{k} \(auto: chosen by modularity among 2 to 15; "
                      rf"runner-up {scores.runner_up}\)$", out, re.M)
     # The per-k table: every candidate, its score as in the report, two marks.
     table = out[out.index("number of clusters (each candidate's score):"):].splitlines()

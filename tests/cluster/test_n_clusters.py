@@ -71,7 +71,7 @@ def test_fitted_attributes_and_function():
     scores = model.n_clusters_scores_
     assert set(scores) >= {"k", "score", "criterion", "n_clusters", "runner_up"}
     assert scores.k.tolist() == [2, 3, 4, 5, 6] and scores.n_clusters == 3
-    second = scores.k[np.argsort(scores.score)[-2]]
+    second = scores.k[np.argsort(np.nan_to_num(scores.score, nan=-np.inf))[-2]]
     assert scores.runner_up == second != 3
     centers, labels, inertia = spherical_kmeans(X, "auto", k_range=(2, 6), random_state=0)
     np.testing.assert_array_equal(labels, model.labels_)
@@ -185,6 +185,9 @@ def test_verbose_shows_progress(capsys):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         choose_n_clusters(X, k_range=(2, 4), verbose=1, random_state=0)
+        assert "modularity:" in capsys.readouterr().err
+        choose_n_clusters(X, k_range=(2, 4), k_selection="stability", verbose=1,
+                          random_state=0)
         assert "splits:" in capsys.readouterr().err
         choose_n_clusters(X, k_range=(2, 4), random_state=0)
         assert capsys.readouterr().err == ""

@@ -41,7 +41,7 @@ def test_auto_is_the_choice_on_the_untuned_sample(tiny_bert_path, corpus, monkey
     space = fuse(embedded[0], embedder.lexical_.transform(sample), 0.5)
     k, scores = choose_n_clusters(space, random_state=0)
     assert embedder.n_clusters_ == k and 2 <= k <= 30
-    assert scores.criterion == "stability" and embedder.n_clusters_scores_.runner_up == (
+    assert scores.criterion == "modularity" and embedder.n_clusters_scores_.runner_up == (
         scores.runner_up)
     np.testing.assert_array_equal(embedder.n_clusters_scores_.k, np.arange(2, 31))
     np.testing.assert_allclose(embedder.n_clusters_scores_.score, scores.score)

@@ -1,109 +1,25 @@
-"""The number of clusters and the weight of the words from a neighbour graph, without labels.
+"""The research behind ``k_selection="modularity"``, and the weight of the words chosen
+with k, without labels (``bench_auto.py``).
 
-A partition of documents is good where it cuts few of the pairs of near neighbours: its
-modularity (Newman, 2006) on the graph joining each document to its ``n_neighbors``
-nearest by cosine is the fraction of those pairs inside a cluster, minus the fraction
-clusters of those sizes would hold by chance. Too few clusters leave unrelated documents
-together (the chance term grows); too many cut neighbourhoods apart (the first term
-shrinks), so the modularity peaks at the corpus' grain.
+The package's graph, modularity and plateau rule are imported (``lab.internals``); here:
 
-- :func:`neighbor_graph` and :func:`modularity`: the graph and the score;
 - :func:`merge_curve`: the modularity of every number of clusters from one over-clustering,
   by merging its clusters greedily (one k-means fit instead of one per k);
-- :func:`choose_n_clusters_by_modularity`: the k of the greatest modularity, with the
-  runner-up and whether the choice is uncertain;
+- :func:`choose_n_clusters_by_modularity`: the package's rule on a sample of the rows,
+  with its k range (every k to 10, then about 15% apart to 40);
 - :func:`choose_view_weight_and_k`: the weight of a second view (the words) and k together.
 """
 
 from numbers import Integral
 
 import numpy as np
-import scipy.sparse as sp
 from sklearn.utils import Bunch, check_random_state
 
-from ._sphere import unit_rows
-from ._spherical_kmeans import SphericalKMeans
+from sklearn_shufdiv.cluster import SphericalKMeans, unit_rows
 
-__all__ = ["choose_n_clusters_by_modularity", "choose_view_weight_and_k", "merge_curve",
-           "modularity", "neighbor_graph"]
+from .internals import cluster_graph, modularity, neighbor_graph, plateau_choice
 
-
-def neighbor_graph(X, n_neighbors=20):
-    """The symmetric graph joining each row to its ``n_neighbors`` most similar by cosine.
-
-    Parameters
-    ----------
-    X : ndarray of shape (n_samples, n_features)
-    n_neighbors : int, default=20
-        At most ``n_samples - 1``.
-
-    Returns
-    -------
-    graph : scipy.sparse.csr_matrix of shape (n_samples, n_samples)
-        1 where either row is among the other's neighbours, else 0; no self-loops.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> X = np.array([[1.0, 0.0], [0.9, 0.1], [0.0, 1.0], [0.1, 0.9]])
-    >>> neighbor_graph(X, n_neighbors=1).toarray().astype(int).tolist()
-    [[0, 1, 0, 0], [1, 0, 0, 0], [0, 0, 0, 1], [0, 0, 1, 0]]
-    """
-    unit = unit_rows(np.asarray(X, dtype=np.float64))
-    n = len(unit)
-    if not isinstance(n_neighbors, Integral) or not 1 <= n_neighbors < n:
-        raise ValueError(f"n_neighbors={n_neighbors!r} must be an integer in [1, {n - 1}] "
-                         f"for {n} rows; give fewer neighbours or more rows.")
-    neighbours = np.empty((n, n_neighbors), dtype=np.int64)
-    for start in range(0, n, 2048):
-        block = unit[start:start + 2048] @ unit.T
-        block[np.arange(len(block)), np.arange(start, start + len(block))] = -np.inf
-        neighbours[start:start + len(block)] = np.argpartition(
-            -block, n_neighbors - 1, axis=1)[:, :n_neighbors]
-    graph = sp.csr_matrix((np.ones(n * n_neighbors), (np.repeat(np.arange(n), n_neighbors),
-                                                      neighbours.ravel())), shape=(n, n))
-    return ((graph + graph.T) > 0).astype(np.float64).tocsr()
-
-
-def modularity(graph, labels, resolution=1.0):
-    """Newman's modularity of a partition on an undirected graph.
-
-    ``sum_c e_cc / (2m) - (d_c / (2m)) ** 2``: the fraction of edge ends inside clusters
-    minus the fraction expected if edges were placed at random with the same degrees.
-
-    Parameters
-    ----------
-    graph : sparse matrix of shape (n, n)
-        Symmetric, non-negative weights.
-    labels : array-like of shape (n,)
-        The cluster of each node (non-negative integers).
-
-    Returns
-    -------
-    modularity : float
-        In ``[-0.5, 1)``; 0 when the graph has no edge.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> import scipy.sparse as sp
-    >>> pairs = sp.csr_matrix(np.array([[0, 1, 0, 0], [1, 0, 0, 0],
-    ...                                 [0, 0, 0, 1], [0, 0, 1, 0]], dtype=float))
-    >>> modularity(pairs, [0, 0, 1, 1])
-    0.5
-    """
-    within, degrees = _cluster_graph(graph, np.asarray(labels))
-    two_m = degrees.sum()
-    if two_m == 0:
-        return 0.0
-    return float(np.trace(within) / two_m - resolution * np.sum((degrees / two_m) ** 2))
-
-
-def _cluster_graph(graph, labels):
-    """The graph's weights summed between clusters (k, k) and each cluster's degree."""
-    onehot = sp.csr_matrix((np.ones(len(labels)), (np.arange(len(labels)), labels)))
-    between = np.asarray((onehot.T @ sp.csr_matrix(graph) @ onehot).todense())
-    return between, between.sum(axis=1)
+__all__ = ["choose_n_clusters_by_modularity", "choose_view_weight_and_k", "merge_curve"]
 
 
 def merge_curve(graph, labels, resolution=1.0):
@@ -141,7 +57,7 @@ def merge_curve(graph, labels, resolution=1.0):
 def _merge_path(graph, labels, resolution=1.0):
     """``{k: (modularity, owner)}`` along the greedy merges, ``owner[c]`` the merged
     cluster of each of the partition's clusters ``c`` at ``k`` clusters."""
-    between, degrees = _cluster_graph(graph, np.asarray(labels))
+    between, degrees = cluster_graph(graph, np.asarray(labels))
     two_m = max(degrees.sum(), np.finfo(float).tiny)
     e, a = between / two_m, degrees / two_m
     alive, owner = list(range(len(a))), np.arange(len(a))
@@ -166,9 +82,6 @@ def _merge_path(graph, labels, resolution=1.0):
 #: The numbers of clusters tried by default: every k to 10, then about 15% apart to 40.
 DEFAULT_K_RANGE = (*range(2, 11), 12, 14, 16, 18, 20, 23, 26, 30, 35, 40)
 
-#: How far below the greatest modularity a k may be and still be a candidate (a share of
-#: it), chosen leaving each benchmark corpus out (``benchmarks/bench_auto.py``).
-MODULARITY_TOLERANCE = 0.1
 
 
 def _sample(X, sample_size, rng):
@@ -178,17 +91,8 @@ def _sample(X, sample_size, rng):
     return X[np.sort(rng.permutation(len(X))[:sample_size])]
 
 
-def _agreement(partitions):
-    """Mean and standard error of the adjusted Rand index of every pair of partitions."""
-    from sklearn.metrics import adjusted_rand_score
-
-    values = [adjusted_rand_score(a, b) for i, a in enumerate(partitions)
-              for b in partitions[i + 1:]]
-    return float(np.mean(values)), float(np.std(values) / np.sqrt(len(values)))
-
-
 def choose_n_clusters_by_modularity(X, k_range=None, *, n_neighbors=20, sample_size=2000,
-                                    n_repeats=3, tolerance=MODULARITY_TOLERANCE,
+                                    n_repeats=3, tolerance=0.1,
                                     random_state=None):
     """The number of clusters whose partition fits the rows' neighbourhoods, and how sure.
 
@@ -249,24 +153,10 @@ def choose_n_clusters_by_modularity(X, k_range=None, *, n_neighbors=20, sample_s
                          "stability compares the partitions of each k.")
     if not 0 < tolerance < 1:
         raise ValueError(f"tolerance={tolerance!r} must be in (0, 1).")
-    graph = neighbor_graph(sample, min(n_neighbors, len(sample) - 1))
-    seeds = rng.randint(np.iinfo(np.int32).max, size=n_repeats)
-    mean_q, stability = {}, {}
-    for k in ks:
-        partitions = [SphericalKMeans(k, n_init=1, random_state=seed).fit(sample).labels_
-                      for seed in seeds]
-        mean_q[k] = float(np.mean([modularity(graph, labels) for labels in partitions]))
-        stability[k] = _agreement(partitions)
-    best_q = max(mean_q.values())
-    floor = min(k for k in ks if mean_q[k] >= (1 - tolerance) * best_q)
-    candidates = sorted((k for k in ks if k >= floor), key=lambda k: (-stability[k][0], k))
-    k, runner_up = candidates[0], (candidates[1] if len(candidates) > 1 else None)
-    (agree, error) = stability[k]
-    uncertain = agree < 0.8 or (runner_up is not None and stability[runner_up][0] >= agree
-                                - 2 * max(error, stability[runner_up][1]))
-    return Bunch(k=k, runner_up=runner_up, uncertain=bool(uncertain),
-                 candidates=sorted(candidates), modularity=mean_q, stability=stability,
-                 k_modularity=max(mean_q, key=mean_q.get), sample_size=len(sample))
+    choice = plateau_choice(sample, ks, rng, n_neighbors=n_neighbors, n_repeats=n_repeats,
+                            tolerance=tolerance)
+    return Bunch(**choice, k_modularity=max(choice["modularity"], key=choice["modularity"].get),
+                 sample_size=len(sample))
 
 
 def _checked_k_range(k_range, n_rows):

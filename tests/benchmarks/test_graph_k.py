@@ -1,14 +1,20 @@
+"""The lab's research around ``k_selection="modularity"``: the greedy merge curve, the rule on
+a sample with its own k range, and the weight of the words chosen with k."""
+
+import importlib
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
-import scipy.sparse as sp
 
-from sklearn_shufdiv.cluster._graph import (
-    choose_n_clusters_by_modularity,
-    choose_view_weight_and_k,
-    merge_curve,
-    modularity,
-    neighbor_graph,
-)
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+graph_k = importlib.import_module("lab.graph_k")
+internals = importlib.import_module("lab.internals")
+choose_n_clusters_by_modularity = graph_k.choose_n_clusters_by_modularity
+choose_view_weight_and_k = graph_k.choose_view_weight_and_k
+merge_curve = graph_k.merge_curve
+modularity, neighbor_graph = internals.modularity, internals.neighbor_graph
 
 
 def blobs_on_sphere(n_blobs, per_blob, dim, noise, seed):
@@ -21,27 +27,6 @@ def blobs_on_sphere(n_blobs, per_blob, dim, noise, seed):
     return X / np.linalg.norm(X, axis=1, keepdims=True), blob
 
 
-def test_neighbor_graph_is_symmetric_without_self_loops():
-    X, _ = blobs_on_sphere(3, 20, 8, 0.3, 0)
-    graph = neighbor_graph(X, n_neighbors=5)
-    assert (graph != graph.T).nnz == 0
-    assert graph.diagonal().sum() == 0
-    assert (np.asarray(graph.sum(axis=1)).ravel() >= 5).all()
-
-
-def test_neighbor_graph_rejects_too_many_neighbours():
-    with pytest.raises(ValueError, match="n_neighbors=4 must be an integer in \\[1, 3\\]"):
-        neighbor_graph(np.eye(4), n_neighbors=4)
-
-
-def test_modularity_prefers_the_partition_that_follows_the_graph():
-    X, blob = blobs_on_sphere(3, 30, 8, 0.3, 1)
-    graph = neighbor_graph(X, 10)
-    shuffled = np.random.default_rng(0).permutation(blob)
-    assert modularity(graph, blob) > 0.5 > modularity(graph, shuffled)
-    assert modularity(graph, np.zeros(len(blob), dtype=int)) == pytest.approx(0.0)
-
-
 def test_merge_curve_ends_at_the_modularity_of_each_merge():
     X, blob = blobs_on_sphere(3, 30, 8, 0.3, 2)
     graph = neighbor_graph(X, 10)
@@ -52,24 +37,6 @@ def test_merge_curve_ends_at_the_modularity_of_each_merge():
     assert max(curve, key=curve.get) == 3
     assert curve[3] == pytest.approx(modularity(graph, blob))
     assert curve[1] == pytest.approx(0.0)
-
-
-@pytest.mark.parametrize("n_blobs, per_blob, k_range", [(3, 60, range(2, 9)),
-                                                      (20, 30, range(14, 27))])
-def test_modularity_criterion_finds_coarse_and_fine_blobs(n_blobs, per_blob, k_range):
-    X, _ = blobs_on_sphere(n_blobs, per_blob, 32, 0.3, 3)
-    result = choose_n_clusters_by_modularity(X, k_range, sample_size=None, random_state=0)
-    assert result.k == n_blobs
-    assert not result.uncertain
-    assert result.k in result.candidates
-    assert set(result.modularity) == set(k_range)
-
-
-def test_modularity_criterion_flags_a_space_without_clusters_as_uncertain():
-    X = np.random.default_rng(4).normal(size=(300, 16))
-    result = choose_n_clusters_by_modularity(X, range(2, 10), random_state=0)
-    assert result.uncertain
-    assert result.runner_up is not None and result.runner_up != result.k
 
 
 def test_modularity_criterion_is_reproducible_and_samples():
