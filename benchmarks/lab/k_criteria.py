@@ -415,9 +415,10 @@ BIC = _class("BIC", bic, greater_is_better=False)
 Eigengap = _class("Eigengap", eigengap)
 Gap = _class("Gap", gap)
 
-#: Every criterion of the study, by name, as a value of ``k_selection`` (the built-in
-#: ``"stability"`` by its name).
-CRITERIA = {"stability": "stability", "prediction_strength": PredictionStrength(),
+#: Every criterion of the study, by name, as a value of ``k_selection`` (the built-ins
+#: ``"modularity"`` and ``"stability"`` by their names).
+CRITERIA = {"modularity": "modularity", "stability": "stability",
+            "prediction_strength": PredictionStrength(),
             "pac": PAC(), "silhouette": Silhouette(), "calinski_harabasz": CalinskiHarabasz(),
             "davies_bouldin": DaviesBouldin(), "jump": Jump(), "bic": BIC(),
             "eigengap": Eigengap(), "gap": Gap()}

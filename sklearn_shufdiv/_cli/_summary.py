@@ -102,7 +102,8 @@ def k_uncertainty(scores):
     """Why the choice of ``--n-clusters auto`` is uncertain, in words ("" when it is not):
     the runner-up scores within the noise of the chosen k (the spread of the resampled
     scores, ``score_std``, or else within :data:`RELATIVE_MARGIN`), or the scores of
-    every candidate lie within that noise of each other (a flat curve)."""
+    every candidate lie within that noise of each other (a flat curve), or the criterion
+    says so itself (``scores.uncertain``)."""
     if scores is None or scores.runner_up is None:
         return ""
     values = np.asarray(scores.score, dtype=float)
@@ -130,6 +131,11 @@ def k_uncertainty(scores):
                 f"{score_text(runner_up)} against {score_text(chosen)} for the chosen "
                 f"{scores.n_clusters}, a difference within {what}; compare both with "
                 f"--n-clusters {scores.runner_up}")
+    if scores.get("uncertain"):  # the criterion's own reading of its choice
+        return (f"uncertain: the {scores.criterion.replace('_', ' ')} criterion finds "
+                f"{scores.n_clusters} clusters no surer than the runner-up, "
+                f"{scores.runner_up} (their partitions are about as reproducible, or the "
+                f"chosen ones disagree); compare both with --n-clusters {scores.runner_up}")
     return ""
 
 

@@ -151,6 +151,11 @@ def test_an_uncertain_k_is_said_in_words_naming_the_runner_up():
     assert k_uncertainty(_scores([0.2, 0.5, 1.0, 0.99, 0.3])).startswith(
         "uncertain: the runner-up, 5 clusters")
     assert k_uncertainty(_scores([0.2, 0.5, 1.0, 0.9, 0.3])) == ""
+    # A criterion that reads its own choice as unsure is believed.
+    unsure = _scores([0.2, 0.5, 1.0, 0.9, 0.3])
+    unsure["uncertain"] = True
+    assert k_uncertainty(unsure).startswith("uncertain: the stability criterion finds 4 "
+                                            "clusters no surer than the runner-up, 5")
 
 
 def test_the_summary_and_report_carry_the_caveat_of_an_uncertain_k(capsys, tmp_path, docs,
