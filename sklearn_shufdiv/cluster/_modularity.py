@@ -15,7 +15,8 @@ import scipy.sparse as sp
 from sklearn.metrics import adjusted_rand_score
 from tqdm.auto import tqdm
 
-from ._k_sample import NClustersCriterion
+from ._k_sample import NClustersCriterion, cluster_path
+from ._numerics import scaled_rows
 
 #: How far below the greatest modularity a k may be and still be a candidate (a share of
 #: it), chosen leaving each benchmark corpus out (``benchmarks/bench_auto.py``).
@@ -46,9 +47,8 @@ def neighbor_graph(X, n_neighbors=20):
     >>> neighbor_graph(X, n_neighbors=1).toarray().astype(int).tolist()
     [[0, 1, 0, 0], [1, 0, 0, 0], [0, 0, 0, 1], [0, 0, 1, 0]]
     """
-    from ._sphere import unit_rows  # _sphere needs the estimator, which needs this module
-
-    unit = unit_rows(np.asarray(X, dtype=np.float64))
+    X, inv_norm = scaled_rows(np.asarray(X, dtype=np.float64))
+    unit = X * inv_norm[:, None]
     n = len(unit)
     if not isinstance(n_neighbors, Integral) or not 1 <= n_neighbors < n:
         raise ValueError(f"n_neighbors={n_neighbors!r} must be an integer in [1, {n - 1}] "
@@ -118,7 +118,7 @@ def plateau_choice(unit, ks, random_state, *, n_neighbors=20, n_repeats=3,
                    tolerance=MODULARITY_TOLERANCE, verbose=0):
     """The modularity plateau's most stable ``k`` on the unit rows ``unit``.
 
-    Each ``k`` is clustered ``n_repeats`` times (one spherical k-means run each, seeds
+    Each ``k`` is clustered ``n_repeats`` times (one seeded spherical k-means run each,
     drawn from ``random_state``); ``modularity[k]`` is the mean modularity of its
     partitions on the rows' neighbour graph (``n_neighbors``, at most a quarter of the
     rows), ``stability[k]`` the mean and standard error
@@ -127,16 +127,16 @@ def plateau_choice(unit, ks, random_state, *, n_neighbors=20, n_repeats=3,
     them, ``uncertain`` where its partitions agree below :data:`CONFIDENT_AGREEMENT` or
     the runner-up's stability is within two standard errors of its own.
     """
-    from ._spherical_kmeans import SphericalKMeans
-
     # A graph of as many neighbours as a small sample has rows joins everything: at most a
     # quarter of the rows keeps it local (unchanged from 80 rows on).
     graph = neighbor_graph(unit, max(1, min(n_neighbors, len(unit) // 4)))
-    seeds = random_state.randint(np.iinfo(np.int32).max, size=n_repeats)
+    ones, norms = np.ones(len(unit)), np.ones(len(unit), dtype=unit.dtype)
+    paths = [cluster_path(unit, norms, ones, ks, random_state, warm=False)
+             for _ in tqdm(range(n_repeats), desc="modularity", disable=not verbose,
+                           leave=False)]
     mean_q, stability = {}, {}
-    for k in tqdm(ks, desc="modularity", unit="k", disable=not verbose, leave=False):
-        partitions = [SphericalKMeans(k, n_init=1, random_state=seed).fit(unit).labels_
-                      for seed in seeds]
+    for i, k in enumerate(ks):
+        partitions = [path[i].labels for path in paths]
         mean_q[k] = float(np.mean([modularity(graph, labels) for labels in partitions]))
         stability[k] = _agreement(partitions)
     best_q = max(mean_q.values())
@@ -205,11 +205,10 @@ class Modularity(NClustersCriterion):
         if not 0 < self.tolerance < 1:
             raise ValueError(f"Modularity(tolerance={self.tolerance!r}): give a share in "
                              "(0, 1).")
-        from ._sphere import unit_rows
-
-        rows = sample.X[sample.draws()]
+        draws = sample.draws()
+        rows = sample.X[draws]
         rows = rows.toarray() if sp.issparse(rows) else np.asarray(rows)
-        unit = unit_rows(rows.astype(np.float64))
+        unit = rows.astype(np.float64) * sample.inv_norm[draws, None].astype(np.float64)
         scored = [int(k) for k in ks if k < len(unit)]
         if not scored:  # too few draws to partition: nothing scored, the search says so
             nothing = np.full(len(ks), np.nan)
