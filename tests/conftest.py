@@ -199,6 +199,9 @@ def interrupt_at(monkeypatch):
 def model_copy(tmp_path, tiny_bert_path):
     """A copy of the tiny BERT's folder that a test may damage."""
     return shutil.copytree(tiny_bert_path, tmp_path / "model")
+
+
+@pytest.fixture
 def folder(tmp_path, corpus):
     """An input folder of the command line: 16 documents of ``corpus`` in 4 topic
     folders (sport, space, cooking, finance)."""

@@ -367,6 +367,6 @@ def test_the_selections_embedding_passes_show_a_bar_unless_quiet(tiny_bert_path,
     # Epoch 0 (the untuned encoder) is embedded before training, epoch 1 after it; each
     # pass of the selection, and the choice of the number of clusters, shows a bar.
     assert "embedding:" in err[:training] and "embedding:" in err[training:]
-    assert "splits:" in err[:training]
+    assert "modularity:" in err[:training]
     status, out, err = run(capsys, *argv, "--quiet", "--overwrite")
     assert status == 0 and err == ""

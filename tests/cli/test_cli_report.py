@@ -347,7 +347,8 @@ def test_the_plan_times_training_in_float32_on_a_cpu(_settings, tiny_bert_path, 
     monkeypatch.setattr(_settings, "seconds_per_token", timing)
     args = build_parser().parse_args(["cluster", "in", "-o", "o.csv", "--model",
                                       tiny_bert_path, "--device", "cpu", "--max-length", "32",
-                                      "--inference-dtype", inference_dtype])
+                                      "--max-epochs", "1", "--inference-dtype",
+                                      inference_dtype])
     _settings.plan_run(args, corpus[0], methods=["shuffle-divide"])
     assert dtypes == timed
     line = next(line for line in capsys.readouterr().err.splitlines()
