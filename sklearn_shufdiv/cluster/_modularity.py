@@ -15,8 +15,10 @@ import scipy.sparse as sp
 from sklearn.metrics import adjusted_rand_score
 from tqdm.auto import tqdm
 
-from ._k_sample import NClustersCriterion, cluster_path
+from ._k_sample import NClustersCriterion
+from ._lloyd import lloyd
 from ._numerics import scaled_rows
+from ._seeding import kmeans_plusplus
 
 #: How far below the greatest modularity a k may be and still be a candidate (a share of
 #: it), chosen leaving each benchmark corpus out (``benchmarks/bench_auto.py``).
@@ -114,6 +116,14 @@ def _agreement(partitions):
     return float(np.mean(values)), float(np.std(values) / np.sqrt(len(values)))
 
 
+def _one_run(X, inv_norm, weights, k, seed):
+    """The labels of one seeded spherical k-means run (``SphericalKMeans(k, n_init=1,
+    random_state=seed)``)."""
+    random_state = np.random.RandomState(seed)
+    centers = kmeans_plusplus(X, inv_norm, weights, k, random_state)
+    return lloyd(X, inv_norm, weights, centers, max_iter=300, tol=1e-4).labels
+
+
 def plateau_choice(unit, ks, random_state, *, n_neighbors=20, n_repeats=3,
                    tolerance=MODULARITY_TOLERANCE, verbose=0):
     """The modularity plateau's most stable ``k`` on the unit rows ``unit``.
@@ -130,13 +140,14 @@ def plateau_choice(unit, ks, random_state, *, n_neighbors=20, n_repeats=3,
     # A graph of as many neighbours as a small sample has rows joins everything: at most a
     # quarter of the rows keeps it local (unchanged from 80 rows on).
     graph = neighbor_graph(unit, max(1, min(n_neighbors, len(unit) // 4)))
-    ones, norms = np.ones(len(unit)), np.ones(len(unit), dtype=unit.dtype)
-    paths = [cluster_path(unit, norms, ones, ks, random_state, warm=False)
-             for _ in tqdm(range(n_repeats), desc="modularity", disable=not verbose,
-                           leave=False)]
+    unit, inv_norm = scaled_rows(unit)
+    weights = np.ones(len(unit), dtype=unit.dtype)
+    seeds = random_state.randint(np.iinfo(np.int32).max, size=n_repeats)
     mean_q, stability = {}, {}
-    for i, k in enumerate(ks):
-        partitions = [path[i].labels for path in paths]
+    for k in tqdm(ks, desc="modularity", unit="k", disable=not verbose, leave=False):
+        # Every k is seeded alike (common random numbers), so the curve compares the ks
+        # rather than the draws: one k-means++ start and Lloyd's passes per seed.
+        partitions = [_one_run(unit, inv_norm, weights, k, seed) for seed in seeds]
         mean_q[k] = float(np.mean([modularity(graph, labels) for labels in partitions]))
         stability[k] = _agreement(partitions)
     best_q = max(mean_q.values())
