@@ -28,6 +28,7 @@ from ._spaces._lexical import (
 from ._text._coverage import training_fraction
 from ._text._positives import content_keys
 from ._text._validation import check_documents, check_selection_sample, document_chunks
+from ._training._budget import TimeBudget, clock
 from ._training._checkpoint import CheckpointDir, EpochCheckpoint
 from ._training._criteria import (
     CRITERIA,
@@ -43,9 +44,7 @@ from ._training._engine import (
     FitState,
     ProgressBar,
     SetEpochViews,
-    TimeBudget,
     check_callbacks,
-    clock,
 )
 from ._training._fingerprint import describe_params, documents_digest, fingerprint, model_digest
 from ._training._objectives import OBJECTIVES, Objective, resolve_objective

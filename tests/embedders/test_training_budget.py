@@ -11,7 +11,7 @@ from sklearn.base import clone
 
 from sklearn_shufdiv import ShuffleDivideEmbedder, TfidfPositiveEmbedder
 from sklearn_shufdiv.embedders._encoder._device import resolve_max_epochs
-from sklearn_shufdiv.embedders._training import _engine as _training
+from sklearn_shufdiv.embedders._training import _budget, _engine
 from sklearn_shufdiv.exceptions import FitInterruptedWarning, InvalidParameterError
 
 PARAMS = dict(max_length=32, mini_batch_size=6, random_state=0, verbose=0)
@@ -23,8 +23,8 @@ def steps(monkeypatch):
     """A fake clock for the engine: every training step takes ``STEP_SECONDS``.
     Returns the list of the clock's readings at the end of each step."""
     now, ends = [0.0], []
-    monkeypatch.setattr(_training, "time", types.SimpleNamespace(monotonic=lambda: now[0]))
-    step = _training.ContrastiveNet.train_step_single
+    monkeypatch.setattr(_budget, "time", types.SimpleNamespace(monotonic=lambda: now[0]))
+    step = _engine.ContrastiveNet.train_step_single
 
     def timed(net, batch, **kwargs):
         result = step(net, batch, **kwargs)
@@ -32,7 +32,7 @@ def steps(monkeypatch):
         ends.append(now[0])
         return result
 
-    monkeypatch.setattr(_training.ContrastiveNet, "train_step_single", timed)
+    monkeypatch.setattr(_engine.ContrastiveNet, "train_step_single", timed)
     return ends
 
 
