@@ -9,19 +9,19 @@ others studied by ``bench_n_clusters.py`` live here, each an
     from lab.k_criteria import CRITERIA
     choose_n_clusters(X, k_selection=CRITERIA["jump"], random_state=0)
 
-They are kept to reproduce those tables, not recommended: on small, well-separated data
-``prediction_strength`` (3 x 6 points: 8 clusters), ``bic`` and ``jump`` (3 x 40 points:
-more than 20) overestimate the number of clusters, and ``eigengap``, ``jump`` and ``bic``
-read ``sample_weight`` as counts (weights of 10 on every row are ten copies of each row).
+They are kept to reproduce those tables, not recommended: ``eigengap``, ``jump`` and
+``bic`` read ``sample_weight`` as counts (weights of 10 on every row are ten copies of each
+row).
 
 Resampling:
 
 - ``prediction_strength``: Tibshirani and Walther (2005), on the splits of the built-in
   stability: for each cluster of a half's own clustering, the share of its pairs of rows
-  that the other half's centers also put together; the strength of ``k`` is the smallest
-  share over clusters, averaged over splits and directions; ``k`` is the largest whose
-  strength is at least ``PREDICTION_STRENGTH_THRESHOLD`` (0.8, the paper's), else the
-  strongest.
+  that the other half's centers also put together (a cluster of one row has no pair: it
+  scores 1 if no other row of its half is given its center, else 0); the strength of ``k``
+  is the smallest share over clusters, averaged over splits and directions; ``k`` is the
+  largest whose strength is at least ``PREDICTION_STRENGTH_THRESHOLD`` (0.8, the paper's),
+  else the strongest.
 - ``pac``: consensus clustering (Monti et al., 2003) scored by the proportion of ambiguous
   clustering (Senbabaoglu et al., 2014): ``N_RESAMPLES`` resamples of 80% of the draws are
   clustered; the consensus of two draws is the share of the resamples holding both that
@@ -38,14 +38,19 @@ cosine distances ``1 - cos``):
 - ``davies_bouldin``: Davies and Bouldin's index in cosine form, the mean over clusters of
   the largest ``(s_i + s_j) / (1 - cos(c_i, c_j))`` (``s``: the mean distance of a
   cluster's rows to its center); ``k`` minimises it.
-- ``jump``: Sugar and James (2003): the distortion ``d_k = W_k / n`` raised to ``-Y``,
-  ``Y = p / 2`` with ``p`` the sample's intrinsic dimension (Levina and Bickel's maximum
-  likelihood estimate from the 10th to 20th nearest neighbours, averaged as MacKay and
-  Ghahramani advise); ``k`` maximises the jump ``d_k^-Y - d_{k-1}^-Y``.
+- ``jump``: Sugar and James (2003): the distortion ``d_k = W_k / (n - k)`` (the ``k``
+  fitted centers' degrees of freedom taken out, so that it does not collapse as clusters
+  shrink to a few rows) raised to ``-Y``, ``Y = p / 2`` with ``p`` the sample's intrinsic
+  dimension (Levina and Bickel's maximum likelihood estimate from the 10th to 20th nearest
+  neighbours, averaged as MacKay and Ghahramani advise); ``k`` maximises the jump
+  ``d_k^-Y - d_{k-1}^-Y``.
 - ``bic``: the Bayesian information criterion of a mixture of von Mises-Fisher
   distributions (spherical k-means is its hard-assignment limit, Banerjee et al. 2005)
-  with the clustering's centers as mean directions, one concentration per cluster
-  (Banerjee et al.'s approximation) and weights the cluster shares; ``k`` minimises it.
+  with the clustering's centers as mean directions, the cluster shares as weights and one
+  concentration shared by the clusters (Banerjee et al.'s approximation), from the pooled
+  dispersion with the fitted directions' degrees of freedom taken out (Pelleg and Moore's
+  x-means variance, 2000); parameters are counted on the sphere (``d - 1`` per mean
+  direction, one concentration, ``k - 1`` shares); ``k`` minimises it.
   The integrated completed likelihood (ICL) is returned beside it.
 
 Others:
@@ -104,15 +109,17 @@ def prediction_strength(sample, ks, random_state, verbose=0):
 
 
 def _strength(table):
-    """Smallest share, over the table's rows (clusters of 2 draws or more), of their pairs
-    that share a column."""
+    """Smallest share, over the table's non-empty rows, of their pairs of draws that share a
+    column; a row of a single draw has no pair, and its claim is that the draw stands
+    apart: it scores 1 when its column holds no other draw, else 0."""
     size = table.sum(axis=1)
-    kept = size > 1
+    kept = size > 0
     if not kept.any():
         return np.nan
     pairs = (table * (table - 1)).sum(axis=1)
-    return float(np.min(pairs[kept] / (size[kept] * (size[kept] - 1))))
-
+    alone = (table * (table.sum(axis=0) == 1)).sum(axis=1)
+    share = np.divide(pairs, size * (size - 1), out=alone, where=size > 1)
+    return float(np.min(share[kept]))
 
 
 def pac(sample, ks, random_state, verbose=0):
@@ -214,10 +221,11 @@ def jump(sample, ks, random_state, verbose=0):
     else:
         within = np.concatenate([[sample.one_cluster_inertia()],
                                  inertias(sample.clusterings(ks, random_state, verbose=verbose))])
+    counted = np.arange(ks[0] - 1, ks[-1] + 1)
     dimension = intrinsic_dimension(sample)
     power = dimension / 2
     with np.errstate(divide="ignore"):
-        log_d = np.log(np.maximum(within, 0) / float(sample.weights.sum()))
+        log_d = np.log(np.maximum(within, 0) / (float(sample.weights.sum()) - counted))
     transformed = -power * log_d
     finite = transformed[np.isfinite(transformed)]
     top = finite.max() if finite.size else 0.0
@@ -269,20 +277,26 @@ def bic(sample, ks, random_state, verbose=0):
 
 
 def _vmf_bic(sample, result):
-    """``(BIC, ICL)`` of the mixture fitted to one clustering of the sample."""
+    """``(BIC, ICL)`` of the mixture fitted to one clustering of the sample.
+
+    One concentration for all clusters, from the pooled dispersion with the degrees of
+    freedom of the ``k`` fitted directions taken out, ``1 - r = W_k / (n - k)`` (Pelleg and
+    Moore's x-means variance); parameters: ``k`` mean directions on the sphere (``d - 1``
+    each), one concentration and ``k - 1`` shares.
+    """
     weights = sample.weights.astype(np.float64)
     n, d, k = weights.sum(), sample.X.shape[1], result.centers.shape[0]
     size = np.bincount(result.labels, weights, minlength=k)
     present = size > 0
-    resultant = np.linalg.norm(result.sums[present], axis=1) / size[present]
-    kappa = vmf_concentration(resultant, d)
+    k = int(present.sum())
+    kappa = vmf_concentration(1 - result.inertia / max(n - k, 1e-12), d)
     cos = cosines(sample.X, sample.inv_norm, result.centers[present]).astype(np.float64)
     log_joint = (np.log(size[present] / n) + vmf_log_normalizer(kappa, d))[None] + cos * kappa
     top = log_joint.max(axis=1, keepdims=True)
     log_density = top[:, 0] + np.log(np.exp(log_joint - top).sum(axis=1))
     posterior = np.exp(log_joint - log_density[:, None])
     entropy = -(posterior * np.log(np.maximum(posterior, 1e-300))).sum(axis=1)
-    n_parameters = present.sum() * (d + 1) - 1  # means on the sphere, concentrations, shares
+    n_parameters = k * (d - 1) + 1 + (k - 1)
     value = -2 * weights @ log_density + n_parameters * np.log(n)
     return value, value + 2 * weights @ entropy
 

@@ -162,7 +162,7 @@ def test_jump_is_sugar_and_james_with_the_intrinsic_dimension(n_clusters):
     assert scores.intrinsic_dimension == pytest.approx(levina_bickel(U), rel=1e-6)
     assert scores.power == pytest.approx(scores.intrinsic_dimension / 2)
     one = (1 - U @ unit(U.sum(axis=0)[None])[0]).sum()
-    distortion = np.concatenate([[one], scores.inertia]) / len(X)
+    distortion = np.concatenate([[one], scores.inertia]) / (len(X) - np.arange(1, 11))
     jumps = distortion[1:] ** -scores.power - distortion[:-1] ** -scores.power
     np.testing.assert_allclose(scores.score / scores.score.max(), jumps / jumps.max(),
                                rtol=1e-6, atol=1e-12)
@@ -172,8 +172,9 @@ def test_jump_is_sugar_and_james_with_the_intrinsic_dimension(n_clusters):
     # From k = 3 on, the first jump is from the objective at k = 2.
     _, later = choose_n_clusters(X, k_range=(3, 10), k_selection=C["jump"], random_state=0)
     assert later.inertia.size == 8 and later.score.size == 8
-    two = SphericalKMeans(2, random_state=0).fit(X).inertia_ / len(X)
-    lifted = np.concatenate([[two], later.inertia / len(X)]) ** -later.power
+    two = SphericalKMeans(2, random_state=0).fit(X).inertia_ / (len(X) - 2)
+    lifted = np.concatenate([[two], later.inertia / (len(X) - np.arange(3, 11))]
+                            ) ** -later.power
     expected = np.diff(lifted)  # the first uses the best of 10 runs at k = 2: close only
     np.testing.assert_allclose(later.score[1:] / later.score[1:].max(),
                                expected[1:] / expected[1:].max(), rtol=1e-6)
@@ -205,17 +206,17 @@ def test_bic_is_that_of_the_von_mises_fisher_mixture(monkeypatch, n_clusters):
     n, d = U.shape
     expected_bic, expected_icl = [], []
     for labels in paths:
-        joint = []
-        for j in range(labels.max() + 1):
-            total = U[labels == j].sum(axis=0)
-            r = np.linalg.norm(total) / np.sum(labels == j)
-            kappa = r * (d - r**2) / (1 - r**2)
-            density = vonmises_fisher(total / np.linalg.norm(total), kappa).pdf(U)
-            joint.append(np.mean(labels == j) * density)
-        joint = np.array(joint).T
+        k = labels.max() + 1
+        means = [unit(U[labels == j].sum(axis=0)[None])[0] for j in range(k)]
+        # One concentration: the pooled dispersion over the n - k degrees of freedom.
+        r = 1 - sum((1 - U[labels == j] @ means[j]).sum() for j in range(k)) / (n - k)
+        kappa = r * (d - r**2) / (1 - r**2)
+        joint = np.array([np.mean(labels == j) * vonmises_fisher(means[j], kappa).pdf(U)
+                          for j in range(k)]).T
         mixture = joint.sum(axis=1)
         posterior = joint / mixture[:, None]
-        value = -2 * np.log(mixture).sum() + (len(joint.T) * (d + 1) - 1) * np.log(n)
+        n_parameters = k * (d - 1) + 1 + (k - 1)  # directions on the sphere, kappa, shares
+        value = -2 * np.log(mixture).sum() + n_parameters * np.log(n)
         expected_bic.append(value)
         expected_icl.append(value - 2 * (posterior * np.log(posterior)).sum())
     ks = np.arange(n_clusters, n_clusters + 3)
@@ -255,8 +256,14 @@ def test_prediction_strength_counts_pairs_by_brute_force():
             if members.size > 1:
                 pairs = [(a, b) for a in members for b in members if a != b]
                 shares.append(np.mean([given_rows[a] == given_rows[b] for a, b in pairs]))
+            elif members.size == 1:  # predicted if no other row is given its center
+                shares.append(float(np.sum(given_rows == given_rows[members[0]]) == 1))
         table = _table(own, given, weights.astype(float), k)
         assert lab._strength(table) == pytest.approx(min(shares))
+    # Singleton clusters: one given a center of its own, one sharing its center.
+    own, given = np.array([0, 0, 1, 2]), np.array([0, 0, 1, 1])
+    assert lab._strength(_table(own, given, np.ones(4), 3)) == 0.0
+    assert lab._strength(_table(own[:3], given[:3], np.ones(3), 3)) == 1.0
 
 
 def test_prediction_strength_rule():
@@ -343,3 +350,28 @@ def test_eigengap_with_as_many_candidates_as_rows_names_k_range():
     with pytest.raises(ValueError, match=r"pass k_range=\(2, 8\) or less, or raise sample_size"):
         choose_n_clusters(X, k_range=(2, 9), k_selection=C["eigengap"],
                           sample_size=9, random_state=0)
+
+
+def small_blobs(n_blobs, n_per_blob):
+    """``n_blobs`` tight blobs around basis directions of R^10, ``n_per_blob`` rows each."""
+    rng = np.random.default_rng(0)
+    return (np.repeat(np.eye(10)[:n_blobs], n_per_blob, 0)
+            + 0.05 * rng.standard_normal((n_blobs * n_per_blob, 10)))
+
+
+@pytest.mark.parametrize("n_blobs", [3, 5, 8])
+def test_prediction_strength_finds_small_well_separated_blobs(n_blobs):
+    # Halves of a few rows per blob: at large k most clusters are single rows.
+    X = small_blobs(n_blobs, 6)
+    k, _ = choose_n_clusters(X, k_selection=C["prediction_strength"], random_state=0)
+    assert k == n_blobs
+
+
+@pytest.mark.parametrize("name", ["bic", "jump"])
+@pytest.mark.parametrize(("n_blobs", "n_per_blob", "k_range"), [
+    (3, 40, None), (5, 40, None), (8, 6, None), (3, 6, None), (5, 6, None), (3, 40, (2, 6))])
+def test_bic_and_jump_find_well_separated_blobs(name, n_blobs, n_per_blob, k_range):
+    # As k grows the clusters shrink to a few rows and their dispersion towards 0.
+    X = small_blobs(n_blobs, n_per_blob)
+    k, _ = choose_n_clusters(X, k_range=k_range, k_selection=C[name], random_state=0)
+    assert k == n_blobs
