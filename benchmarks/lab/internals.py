@@ -6,12 +6,7 @@ the training engine, the LSA space and its join, the TF-IDF neighbours) they rea
 here, so that a change of the package's internals shows in this file only.
 """
 
-from sklearn_shufdiv.cluster._modularity import (
-    cluster_graph,
-    modularity,
-    neighbor_graph,
-    plateau_choice,
-)
+from sklearn_shufdiv.cluster._modularity import plateau_choice
 from sklearn_shufdiv.cluster._numerics import scaled_rows
 from sklearn_shufdiv.cluster._seeding import _unit_rows_at as unit_rows
 from sklearn_shufdiv.cluster._seeding import kmeans_plusplus as spherical_kmeans_plusplus
@@ -29,11 +24,7 @@ from sklearn_shufdiv.embedders._spaces._lexical import (
     fuse,
     join_words,
 )
-from sklearn_shufdiv.embedders._spaces._views import (
-    choose_view_weights,
-    graph_modularity,
-    join_views,
-)
+from sklearn_shufdiv.embedders._spaces._views import choose_view_weights, join_views
 from sklearn_shufdiv.embedders._text._neighbors import top1_cosine_neighbors
 from sklearn_shufdiv.embedders._text._positives import (
     DEFAULT_TFIDF_PARAMS,
@@ -49,13 +40,14 @@ from sklearn_shufdiv.embedders._training._criteria import (
 )
 from sklearn_shufdiv.embedders._training._engine import ContrastiveNet, ViewBatch
 from sklearn_shufdiv.embedders._training._loss import NTXentLoss, nt_xent_loss
+from sklearn_shufdiv.utils._graph import cluster_graph, modularity, neighbor_graph
 
 __all__ = [
     "cluster_graph", "modularity", "neighbor_graph", "plateau_choice",
     'CRITERIA', 'ContrastiveNet', 'DEFAULT_TFIDF_PARAMS', 'LexicalSpace', 'NTXentLoss',
     'ShuffleDividePositives', 'UntunedSilhouetteCriterion', 'ViewBatch',
     'check_inference_dtype', 'choose_lexical_weight', 'choose_view_weights',
-    'cpu_has_bfloat16', 'cut_windows', 'encode', 'fuse', 'graph_modularity',
+    'cpu_has_bfloat16', 'cut_windows', 'encode', 'fuse',
     'inference_encoder', 'join_views', 'join_words', 'load_encoder', 'mine_tfidf_positives',
     'nt_xent_loss', 'pair_label_agreement', 'resolve_criterion', 'scaled_rows',
     'silhouette_or_worst', 'spherical_kmeans_plusplus', 'top1_cosine_neighbors', 'unit_rows'

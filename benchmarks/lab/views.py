@@ -15,9 +15,9 @@ import scipy.sparse as sp
 from sklearn_shufdiv.cluster import SphericalKMeans, unit_rows
 from sklearn_shufdiv.utils._param_validation import Interval, Options, validate_params
 
-from .internals import graph_modularity
+from .internals import modularity
 
-__all__ = ["choose_view_weights", "graph_modularity", "join_views", "neighbor_graph"]
+__all__ = ["choose_view_weights", "join_views", "neighbor_graph"]
 
 #: The candidates of two views: the second's weight 0, 0.1, ..., 0.9.
 TWO_VIEW_CANDIDATES = tuple((round(1 - i / 10, 1), i / 10) for i in range(10))
@@ -139,7 +139,7 @@ def choose_view_weights(views, n_clusters, *, candidates=None, n_neighbors=20, r
     scores, inertias = {}, {}
     for weights in candidates:
         kmeans.fit(join_views(views, weights))
-        scores[weights] = sum(graph_modularity(graph, kmeans.labels_) for graph in graphs)
+        scores[weights] = sum(modularity(graph, kmeans.labels_) for graph in graphs)
         inertias[weights] = kmeans.inertia_
     best = max(scores.values())
     tied = [w for w, score in scores.items() if score >= best - 1e-12]

@@ -5,7 +5,8 @@ import numpy as np
 import pytest
 
 from sklearn_shufdiv.cluster import SphericalKMeans, choose_n_clusters
-from sklearn_shufdiv.cluster._modularity import Modularity, modularity, neighbor_graph
+from sklearn_shufdiv.cluster._modularity import Modularity
+from sklearn_shufdiv.utils._graph import modularity, neighbor_graph
 
 
 def blobs_on_sphere(n_blobs, per_blob, dim, noise, seed):

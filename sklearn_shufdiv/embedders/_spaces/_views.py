@@ -5,8 +5,8 @@ scaled by the square root of its weight (:func:`join_views`, ``fuse(encoder, lsa
 in float64), and clusters the result by spherical k-means. The candidate's partition is
 then scored by how well it fits both views' neighbourhoods: the sum over the views of the
 modularity (Newman, 2006) of the partition on the view's graph of ``n_neighbors`` nearest
-neighbours (:func:`neighbor_graph`, :func:`graph_modularity`). The candidate of the
-greatest sum is chosen.
+neighbours (the graph and the score that ``k_selection="modularity"`` uses too). The
+candidate of the greatest sum is chosen.
 
 A neighbour graph records only which documents are near each other, not how near, so
 the views compare whatever their dimension and scale, and modularity counts the
@@ -17,11 +17,11 @@ candidate, and the weighting moves away from it.
 """
 
 import numpy as np
-import scipy.sparse as sp
 
 from ...cluster import SphericalKMeans, unit_rows
+from ...utils._graph import modularity, neighbor_graph
 
-__all__ = ["choose_view_weights", "graph_modularity", "join_views", "neighbor_graph"]
+__all__ = ["choose_view_weights", "join_views"]
 
 
 def _unit(rows):
@@ -45,60 +45,6 @@ def join_views(views, weights):
                       for view, weight in zip(views, weights) if weight > 0])
 
 
-def neighbor_graph(rows, n_neighbors=20):
-    """The symmetric graph joining each row to its ``n_neighbors`` most similar by cosine:
-    a CSR matrix, 1 where either row is among the other's neighbours, no self-loops.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> rows = np.array([[1.0, 0.0], [0.9, 0.1], [0.0, 1.0], [0.1, 0.9]])
-    >>> neighbor_graph(rows, n_neighbors=1).toarray().astype(int).tolist()
-    [[0, 1, 0, 0], [1, 0, 0, 0], [0, 0, 0, 1], [0, 0, 1, 0]]
-    """
-    unit = _unit(rows)
-    n = unit.shape[0]
-    if not 1 <= n_neighbors < n:
-        raise ValueError(f"n_neighbors={n_neighbors} must be in [1, {n - 1}] for {n} documents.")
-    neighbours = np.empty((n, n_neighbors), dtype=np.int64)
-    for start in range(0, n, 2048):
-        block = unit[start:start + 2048] @ unit.T
-        block[np.arange(len(block)), np.arange(start, start + len(block))] = -np.inf
-        top = np.argpartition(-block, n_neighbors - 1, axis=1)[:, :n_neighbors]
-        neighbours[start:start + len(block)] = top
-    graph = sp.csr_matrix((np.ones(n * n_neighbors), (np.repeat(np.arange(n), n_neighbors),
-                                                      neighbours.ravel())), shape=(n, n))
-    return ((graph + graph.T) > 0).astype(np.float64).tocsr()
-
-
-def graph_modularity(graph, labels):
-    """Newman's modularity of a partition on an undirected graph.
-
-    The fraction of edge ends inside clusters minus the fraction expected if the edges
-    were placed at random with the same degrees: ``sum_c e_cc / (2m) - (d_c / (2m))**2``,
-    in ``[-0.5, 1)``; 0 when the graph has no edge.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> import scipy.sparse as sp
-    >>> two_pairs = sp.csr_matrix(np.array([[0, 1, 0, 0], [1, 0, 0, 0],
-    ...                                     [0, 0, 0, 1], [0, 0, 1, 0]], dtype=float))
-    >>> graph_modularity(two_pairs, [0, 0, 1, 1])
-    0.5
-    """
-    labels = np.asarray(labels)
-    graph = sp.csr_matrix(graph)
-    degree = np.asarray(graph.sum(axis=1)).ravel()
-    two_m = degree.sum()
-    if two_m == 0:
-        return 0.0
-    onehot = sp.csr_matrix((np.ones(len(labels)), (np.arange(len(labels)), labels)))
-    inside = (onehot.T @ graph @ onehot).diagonal().sum() / two_m
-    expected = np.sum((onehot.T @ degree) ** 2) / two_m ** 2
-    return float(inside - expected)
-
-
 def choose_view_weights(views, n_clusters, candidates, *, n_neighbors=20, random_state=0,
                         n_init=None):
     """The candidate weights of the two ``views`` (dense, the same documents' rows) whose
@@ -107,7 +53,7 @@ def choose_view_weights(views, n_clusters, candidates, *, n_neighbors=20, random
     For each candidate, the views joined at its weights (:func:`join_views`) are
     clustered by ``SphericalKMeans(n_clusters, n_init=n_init, random_state=random_state)``;
     the candidate's score is the sum over the views of the modularity of that clustering
-    on the view's :func:`neighbor_graph`. No labels.
+    on the view's neighbour graph. No labels.
 
     Returns
     -------
@@ -136,7 +82,7 @@ def choose_view_weights(views, n_clusters, candidates, *, n_neighbors=20, random
     for weights in candidates:
         weights = tuple(float(weight) for weight in weights)
         kmeans.fit(join_views(views, weights))
-        scores[weights] = sum(graph_modularity(graph, kmeans.labels_) for graph in graphs)
+        scores[weights] = sum(modularity(graph, kmeans.labels_) for graph in graphs)
         inertias[weights] = kmeans.inertia_
     best = max(scores.values())
     tied = [w for w, score in scores.items() if score >= best - 1e-12]

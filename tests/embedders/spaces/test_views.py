@@ -7,12 +7,8 @@ import scipy.sparse as sp
 
 from sklearn_shufdiv import SphericalKMeans, clustering_accuracy
 from sklearn_shufdiv.embedders._spaces._lexical import fuse
-from sklearn_shufdiv.embedders._spaces._views import (
-    choose_view_weights,
-    graph_modularity,
-    join_views,
-    neighbor_graph,
-)
+from sklearn_shufdiv.embedders._spaces._views import choose_view_weights, join_views
+from sklearn_shufdiv.utils._graph import modularity, neighbor_graph
 
 #: Candidates of two views: the second's weight 0, 0.1, ..., 0.9.
 TWO_VIEWS = [(round(1 - w / 10, 1), w / 10) for w in range(10)]
@@ -94,12 +90,12 @@ def test_graph_modularity_against_direct_and_networkx():
     rows = rng.normal(size=(30, 4))
     graph = neighbor_graph(rows, 4)
     labels = rng.integers(0, 3, size=30)
-    value = graph_modularity(graph, labels)
+    value = modularity(graph, labels)
     assert value == pytest.approx(direct_modularity(graph.toarray(), labels))
     network = nx.from_scipy_sparse_array(graph)
     communities = [set(np.flatnonzero(labels == c)) for c in np.unique(labels)]
     assert value == pytest.approx(nx.community.modularity(network, communities))
-    assert graph_modularity(sp.csr_matrix((5, 5)), np.zeros(5, dtype=int)) == 0.0
+    assert modularity(sp.csr_matrix((5, 5)), np.zeros(5, dtype=int)) == 0.0
 
 
 def test_scores_against_direct_computation(topics):
