@@ -212,3 +212,26 @@ def folder(tmp_path, corpus):
         (root / names[label]).mkdir(parents=True, exist_ok=True)
         (root / names[label] / f"doc{i:02d}.txt").write_text(doc, encoding="utf-8")
     return root
+
+
+def sphere_blobs(n_clusters, n_samples=240, n_features=12, spread=0.05, seed=0):
+    """Rows around ``n_clusters`` orthogonal directions (well separated), random lengths."""
+    rng = np.random.default_rng(seed)
+    directions = np.linalg.qr(rng.standard_normal((n_features, n_clusters)))[0].T
+    labels = np.arange(n_samples) % n_clusters
+    X = directions[labels] + spread * rng.standard_normal((n_samples, n_features))
+    return X * rng.uniform(0.5, 2.0, size=(n_samples, 1)), labels
+
+
+def unit(X):
+    return X / np.linalg.norm(X, axis=1, keepdims=True)
+
+
+def blobs_on_sphere(n_blobs, per_blob, dim, noise, seed):
+    """Rows of norm 1 around ``n_blobs`` random directions, and their blob."""
+    rng = np.random.default_rng(seed)
+    centers = rng.normal(size=(n_blobs, dim))
+    centers /= np.linalg.norm(centers, axis=1, keepdims=True)
+    blob = np.repeat(np.arange(n_blobs), per_blob)
+    X = centers[blob] + noise * rng.normal(size=(len(blob), dim)) / np.sqrt(dim)
+    return X / np.linalg.norm(X, axis=1, keepdims=True), blob

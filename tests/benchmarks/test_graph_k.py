@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import blobs_on_sphere
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 graph_k = importlib.import_module("lab.graph_k")
@@ -15,16 +16,6 @@ choose_n_clusters_by_modularity = graph_k.choose_n_clusters_by_modularity
 choose_view_weight_and_k = graph_k.choose_view_weight_and_k
 merge_curve = graph_k.merge_curve
 modularity, neighbor_graph = internals.modularity, internals.neighbor_graph
-
-
-def blobs_on_sphere(n_blobs, per_blob, dim, noise, seed):
-    """Rows of norm 1 around ``n_blobs`` random directions, and their blob."""
-    rng = np.random.default_rng(seed)
-    centers = rng.normal(size=(n_blobs, dim))
-    centers /= np.linalg.norm(centers, axis=1, keepdims=True)
-    blob = np.repeat(np.arange(n_blobs), per_blob)
-    X = centers[blob] + noise * rng.normal(size=(len(blob), dim)) / np.sqrt(dim)
-    return X / np.linalg.norm(X, axis=1, keepdims=True), blob
 
 
 def test_merge_curve_ends_at_the_modularity_of_each_merge():

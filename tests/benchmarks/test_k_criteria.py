@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import sphere_blobs, unit
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics import adjusted_rand_score, silhouette_score
 
@@ -21,19 +22,6 @@ from lab import k_criteria as lab  # noqa: E402
 
 C = lab.CRITERIA
 CRITERIA = [name for name in C if name != "stability"]
-
-
-def sphere_blobs(n_clusters, n_samples=240, n_features=12, spread=0.05, seed=0):
-    """Rows around ``n_clusters`` orthogonal directions (well separated), random lengths."""
-    rng = np.random.default_rng(seed)
-    directions = np.linalg.qr(rng.standard_normal((n_features, n_clusters)))[0].T
-    labels = np.arange(n_samples) % n_clusters
-    X = directions[labels] + spread * rng.standard_normal((n_samples, n_features))
-    return X * rng.uniform(0.5, 2.0, size=(n_samples, 1)), labels
-
-
-def unit(X):
-    return X / np.linalg.norm(X, axis=1, keepdims=True)
 
 
 def self_tuning_eigenvalues(X, n):
@@ -340,7 +328,6 @@ def test_integer_weights_are_repeated_rows():
                                          random_state=0)
         assert k_w == k_r
         np.testing.assert_allclose(by_weight.score, by_rows.score, atol=1e-8)
-
 
 
 def test_eigengap_with_as_many_candidates_as_rows_names_k_range():

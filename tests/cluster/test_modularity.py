@@ -3,20 +3,11 @@ stable k, through the public search."""
 
 import numpy as np
 import pytest
+from conftest import blobs_on_sphere
 
 from sklearn_shufdiv.cluster import SphericalKMeans, choose_n_clusters
 from sklearn_shufdiv.cluster._modularity import Modularity
 from sklearn_shufdiv.utils._graph import modularity, neighbor_graph
-
-
-def blobs_on_sphere(n_blobs, per_blob, dim, noise, seed):
-    """Rows of norm 1 around ``n_blobs`` random directions, and their blob."""
-    rng = np.random.default_rng(seed)
-    centers = rng.normal(size=(n_blobs, dim))
-    centers /= np.linalg.norm(centers, axis=1, keepdims=True)
-    blob = np.repeat(np.arange(n_blobs), per_blob)
-    X = centers[blob] + noise * rng.normal(size=(len(blob), dim)) / np.sqrt(dim)
-    return X / np.linalg.norm(X, axis=1, keepdims=True), blob
 
 
 def test_neighbor_graph_is_symmetric_without_self_loops():

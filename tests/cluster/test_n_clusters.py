@@ -7,6 +7,7 @@ import warnings
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from conftest import sphere_blobs
 from sklearn.base import clone
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
@@ -19,19 +20,6 @@ from sklearn_shufdiv.cluster import (
 from sklearn_shufdiv.cluster import _stability as stability
 from sklearn_shufdiv.cluster._n_clusters import count_distinct_directions
 from sklearn_shufdiv.cluster._numerics import scaled_rows
-
-
-def sphere_blobs(n_clusters, n_samples=240, n_features=12, spread=0.05, seed=0):
-    """Rows around ``n_clusters`` orthogonal directions (well separated), random lengths."""
-    rng = np.random.default_rng(seed)
-    directions = np.linalg.qr(rng.standard_normal((n_features, n_clusters)))[0].T
-    labels = np.arange(n_samples) % n_clusters
-    X = directions[labels] + spread * rng.standard_normal((n_samples, n_features))
-    return X * rng.uniform(0.5, 2.0, size=(n_samples, 1)), labels
-
-
-def unit(X):
-    return X / np.linalg.norm(X, axis=1, keepdims=True)
 
 
 class Largest(NClustersCriterion):
