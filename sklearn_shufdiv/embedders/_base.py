@@ -47,6 +47,15 @@ from ._training._engine import (
     check_callbacks,
 )
 from ._training._fingerprint import describe_params, documents_digest, fingerprint, model_digest
+from ._training._head import (
+    HEAD_OPTIONS,
+    LinearHead,
+    PseudoLabelSpace,
+    apply_head,
+    resolve_head,
+    train_head,
+    view_agreement,
+)
 from ._training._objectives import OBJECTIVES, Objective, resolve_objective
 from ._training._pseudo_labels import PseudoLabels
 from ._training._selection import EpochSelection
@@ -66,6 +75,7 @@ class BaseContrastiveEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         "lexical_weight": [Interval(Real, 0, 1, closed="left"), Options({"auto"})],
         "lexical_components": [Interval(Integral, 1, None)],
         "objective": [Options(set(OBJECTIVES)), Objective],
+        "head": [Options(set(HEAD_OPTIONS)), LinearHead, None],
         "temperature": [Interval(Real, 0, None, closed="neither")],
         "learning_rate": [Interval(Real, 0, None, closed="neither")],
         "weight_decay": [Interval(Real, 0, None)],
@@ -144,6 +154,8 @@ class BaseContrastiveEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         documents = check_documents(X)
         check_selection_sample(self.n_clusters, self.selection_sample_size, len(documents))
         objective.check(self.n_clusters, self._sample_size(len(documents)))
+        if isinstance(self.head, LinearHead):
+            self.head.check(self.n_clusters, self._sample_size(len(documents)))
         self.model_name_or_path_ = resolve_model(self.model_name_or_path)
         if self.verbose and self.model_name_or_path_ is not self.model_name_or_path:
             tqdm.write(f"model: {self.model_name_or_path_} "
@@ -169,12 +181,15 @@ class BaseContrastiveEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         space = fit.selection.space  # with "auto" and n_clusters, it chose the weight
         self.lexical_weight_ = resolve_lexical_weight(
             self.lexical_weight, None if space is None else space.weight_)
+        self.head_ = self._fit_head(net, fit)
         self.objective_ = objective
         self.selection_ = fit.selection.criterion
         self.n_clusters_, self.n_clusters_scores_ = fit.selection.n_clusters()
         self._n_features_out = encoder.dim + (
             0 if fit.lexical is None else fit.lexical.n_components_)
         embeddings = fit.selection.best_embeddings
+        if embeddings is not None:
+            embeddings = apply_head(self.head_, embeddings)
         fit.selection.release()
         if interrupted:
             self._warn_interrupted()
@@ -299,6 +314,56 @@ class BaseContrastiveEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         net.optimizer_.state.clear()  # the optimizer state lives on in the checkpoints
         return interrupted
 
+    def _fit_head(self, net, fit):
+        """Resolve ``head`` (``head_reason_``) and train it on the encoder as it now is;
+        return the trained ``torch.nn.Linear``, or None."""
+        n_clusters = fit.selection.n_clusters()[0]
+
+        def agreement():
+            if fit.lexical is None:
+                return None
+            return view_agreement(fit.selection.candidate.encoded,
+                                  fit.lexical_rows[self.selection_indices_], n_clusters,
+                                  fit.seed)
+
+        head, self.head_reason_ = resolve_head(self.head, max_epochs=self.max_epochs_,
+                                               n_clusters=n_clusters, agreement=agreement)
+        verbose = self.verbose and fit.rank == 0
+        if verbose:
+            tqdm.write(self.head_reason_)
+        if head is None:
+            return None
+        positives = fit.positives or self._make_positives().fit(fit.documents, fit.seed)
+        if positives.n_pairs < 2:
+            self.head_reason_ += "; not trained: " + positives.describe_shortage(
+                len(fit.documents))
+            return None
+        views = positives.frozen_views(lambda texts: net.embed(
+            texts, max_windows=1, verbose=verbose))
+        objective = head.resolved_objective(n_clusters)
+        keys = content_keys(fit.documents)[views.documents]
+        return train_head(views, net.module_.dim, head, objective=objective,
+                          temperature=self.temperature, batch_size=self.batch_size,
+                          pseudo_space=self._pseudo_label_space(net, fit, views, objective),
+                          n_clusters=n_clusters, keys=keys, random_state=fit.seed,
+                          verbose=verbose)
+
+    def _pseudo_label_space(self, net, fit, views, objective):
+        """Where a cluster-aware head draws its pseudo-labels: the selection's sample, in
+        the space ``transform`` returns (None for other objectives)."""
+        if not objective.needs_pseudo_labels:
+            return None
+        sample = self.selection_indices_
+        candidate = fit.selection.candidate
+        encoded = (candidate.encoded if candidate.epoch == self.best_epoch_
+                   else net.embed([fit.documents[i] for i in sample]))  # the kept epoch's
+        at = np.minimum(np.searchsorted(sample, views.documents), len(sample) - 1)
+        positions = np.where(sample[at] == views.documents, at, -1)
+        rows = None if fit.lexical is None else fit.lexical_rows[sample]
+        weight = self.lexical_weight_
+        return PseudoLabelSpace(encoded, positions, None if rows is None else (
+            lambda mapped: join_words(mapped, rows, weight)))
+
     def _warn_interrupted(self):
         where = (f" Resume it by calling fit again with checkpoint_dir="
                  f"{str(self.checkpoint_dir)!r}." if self.checkpoint_dir is not None else "")
@@ -360,9 +425,9 @@ class BaseContrastiveEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         words = self.lexical_ is not None and uses_words(self.lexical_weight)
         lexical = self.lexical_.transform(documents) if words else None
         dtype = resolve_inference_dtype(self.inference_dtype, self.net_.device)
-        return self._postprocess(self.net_.embed(
+        return self._postprocess(apply_head(getattr(self, "head_", None), self.net_.embed(
             documents, verbose=self.verbose, max_windows=self.max_windows,
-            inference_dtype=dtype), lexical)
+            inference_dtype=dtype)), lexical)
 
     def _postprocess(self, embeddings, lexical):
         """``transform``'s output from the encoder's embeddings and the documents'
@@ -395,14 +460,17 @@ class BaseContrastiveEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
     def save_pretrained(self, path):
         """Export the tuned encoder and tokenizer in Hugging Face format.
 
-        The export is the encoder: it embeds as ``transform`` does with
-        ``lexical_weight=0``. The lexical space (``lexical_``, a scikit-learn TF-IDF and
-        SVD) is not a transformer and stays with the pickled embedder.
+        The export is the encoder: with sentence-transformers it embeds a text that fits
+        in ``max_length`` tokens as ``transform`` does with ``lexical_weight=0`` (longer
+        texts it truncates, where ``transform`` reads them in windows). The lexical
+        space (``lexical_``, a scikit-learn TF-IDF and SVD) is not a transformer and stays
+        with the pickled embedder.
 
-        The directory loads again with ``transformers.AutoModel.from_pretrained(path)``, as
-        this package's ``model_name_or_path``, and with
-        ``sentence_transformers.SentenceTransformer(path)`` (mean pooling, and
-        normalisation when ``normalize=True``).
+        The directory loads with ``sentence_transformers.SentenceTransformer(path)`` (mean
+        pooling, the head ``head_`` as a ``Dense`` module, and normalisation when
+        ``normalize=True``), and with ``transformers.AutoModel.from_pretrained(path)``,
+        or as this package's ``model_name_or_path``: the transformer alone, without the
+        head.
 
         Parameters
         ----------
@@ -416,7 +484,8 @@ class BaseContrastiveEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         """
         check_is_fitted(self)
         return save_pretrained(self.encoder_, self.tokenizer_, path,
-                               max_length=self.net_.max_length, normalize=self.normalize)
+                               max_length=self.net_.max_length, normalize=self.normalize,
+                               head=getattr(self, "head_", None))
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -31,6 +31,13 @@ objective : {"nt-xent", "prototype"} or Objective, default="nt-xent"
     epoch selection finds, and needs ``n_clusters``. An instance sets its parameters;
     any other :class:`~sklearn_shufdiv.embedders.Objective` plugs in. See
     :ref:`training`.
+head : "auto", LinearHead or None, default="auto"
+    A linear map of the encoder's embeddings trained after its epochs on frozen views
+    (:class:`~sklearn_shufdiv.embedders.LinearHead`): about one more pass of the
+    encoder, over the sentences, instead of the hours of training the encoder on a
+    CPU. "auto" trains one where the encoder is not trained (``max_epochs_`` 0),
+    ``n_clusters`` is set and the untuned encoder's clusters agree with the words';
+    ``head_reason_`` says what it chose. None: no head. See :ref:`training`.
 temperature : float, default=0.2
     Softmax temperature of the loss.
 learning_rate : float, default=3e-5
@@ -122,6 +129,11 @@ training_fraction_ : float
     :class:`~sklearn_shufdiv.exceptions.FewTrainingDocumentsWarning`.
 objective_ : Objective
     The objective the fit trained with (the instance ``objective`` names).
+head_ : torch.nn.Linear or None
+    The trained head, which ``transform`` applies to the encoder's embeddings; None
+    without one.
+head_reason_ : str
+    Why the fit trained a head or none, in one line.
 n_clusters_ : int or None
     The number of clusters of the selection and of the cluster-aware objectives:
     ``n_clusters``, or the one "auto" chose.

@@ -64,7 +64,8 @@ class TfidfPositiveEmbedder(BaseContrastiveEmbedder):
 
     def __init__(self, model_name_or_path="auto", *, max_length=None,
                  max_windows=16, lexical_weight=0.5, lexical_components=100,
-                 objective="nt-xent", temperature=0.2, learning_rate=3e-5, weight_decay=0.01,
+                 objective="nt-xent", head="auto", temperature=0.2, learning_rate=3e-5,
+                 weight_decay=0.01,
                  batch_size=320, mini_batch_size="auto", max_epochs="auto", max_time=None,
                  n_clusters=None,
                  selection="untuned-silhouette", selection_sample_size=5000, normalize=True,
@@ -77,6 +78,7 @@ class TfidfPositiveEmbedder(BaseContrastiveEmbedder):
         self.lexical_weight = lexical_weight
         self.lexical_components = lexical_components
         self.objective = objective
+        self.head = head
         self.temperature = temperature
         self.learning_rate = learning_rate
         self.weight_decay = weight_decay

@@ -363,7 +363,7 @@ def test_shared_parameters_are_documented_once_for_both():
         assert list(documented) == list(inspect.signature(cls).parameters)
         docs[cls] = documented
     shared = set(docs[ShuffleDivideEmbedder]) & set(docs[TfidfPositiveEmbedder])
-    assert len(shared) == 23
+    assert len(shared) == 24
     for name in shared:
         assert docs[ShuffleDivideEmbedder][name] == docs[TfidfPositiveEmbedder][name], name
 

@@ -48,7 +48,8 @@ def test_auto_epochs_do_not_train_on_a_cpu_and_say_so(Embedder, tiny_bert_path, 
     assert embedder.get_params()["max_epochs"] == "auto"
     assert embedder.max_epochs_ == 0 and steps == []
     assert [row["epoch"] for row in embedder.history_] == [0]
-    assert embedder.max_epochs_reason_.startswith("max_epochs='auto' on a CPU: no training")
+    assert embedder.max_epochs_reason_.startswith(
+        "max_epochs='auto' on a CPU: the encoder is not trained")
     assert embedder.max_epochs_reason_ in capsys.readouterr().out
 
 

@@ -57,9 +57,9 @@ def resolve_max_epochs(max_epochs, device):
     if torch.device(device).type == "cuda":
         return GPU_MAX_EPOCHS, (f"max_epochs='auto' on a GPU: {GPU_MAX_EPOCHS} epochs of "
                                 "training")
-    return 0, ("max_epochs='auto' on a CPU: no training, the untuned encoder (an epoch "
-               "takes tens of minutes on a CPU and rarely beats it); pass max_epochs=N "
-               "to train")
+    return 0, ("max_epochs='auto' on a CPU: the encoder is not trained (an epoch takes "
+               "tens of minutes on a CPU and rarely beats the untuned encoder); pass "
+               "max_epochs=N to train it")
 
 
 def resolve_mini_batch_size(mini_batch_size, device):

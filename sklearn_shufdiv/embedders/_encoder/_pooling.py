@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import torch
+from safetensors.torch import save_file
 from torch import nn
 from tqdm.auto import tqdm
 
@@ -91,9 +92,9 @@ def encode(encoder, tokenizer, texts, *, max_length, batch_size, device, amp_dty
     return pool_windows(embeddings, windows).float().numpy()
 
 
-def save_pretrained(encoder, tokenizer, path, *, max_length, normalize):
+def save_pretrained(encoder, tokenizer, path, *, max_length, normalize, head=None):
     """Write ``encoder`` and ``tokenizer`` in Hugging Face format, plus the files that
-    describe the mean pooling (and normalisation) to sentence-transformers.
+    describe the mean pooling (then the head, and normalisation) to sentence-transformers.
 
     Parameters
     ----------
@@ -105,6 +106,9 @@ def save_pretrained(encoder, tokenizer, path, *, max_length, normalize):
         sentence-transformers' ``max_seq_length``.
     normalize : bool
         Add sentence-transformers' ``Normalize`` module.
+    head : torch.nn.Linear or None
+        A linear map of the pooled embeddings, written as sentence-transformers'
+        ``Dense`` module (identity activation).
 
     Returns
     -------
@@ -118,13 +122,25 @@ def save_pretrained(encoder, tokenizer, path, *, max_length, normalize):
         {"idx": 1, "name": "1", "path": "1_Pooling",
          "type": "sentence_transformers.models.Pooling"},
     ]
-    if normalize:
-        modules.append({"idx": 2, "name": "2", "path": "2_Normalize",
-                        "type": "sentence_transformers.models.Normalize"})
-        (path / "2_Normalize").mkdir(exist_ok=True)
     (path / "1_Pooling").mkdir(exist_ok=True)
     (path / "1_Pooling" / "config.json").write_text(json.dumps(
         {"word_embedding_dimension": encoder.dim, "pooling_mode_mean_tokens": True}))
+    if head is not None:
+        folder = f"{len(modules)}_Dense"
+        modules.append({"idx": len(modules), "name": str(len(modules)), "path": folder,
+                        "type": "sentence_transformers.models.Dense"})
+        (path / folder).mkdir(exist_ok=True)
+        (path / folder / "config.json").write_text(json.dumps(
+            {"in_features": head.in_features, "out_features": head.out_features,
+             "bias": True, "activation_function": "torch.nn.modules.linear.Identity"}))
+        save_file({"linear.weight": head.weight.detach().cpu().contiguous(),
+                   "linear.bias": head.bias.detach().cpu().contiguous()},
+                  str(path / folder / "model.safetensors"))
+    if normalize:
+        folder = f"{len(modules)}_Normalize"
+        modules.append({"idx": len(modules), "name": str(len(modules)), "path": folder,
+                        "type": "sentence_transformers.models.Normalize"})
+        (path / folder).mkdir(exist_ok=True)
     (path / "modules.json").write_text(json.dumps(modules, indent=2))
     (path / "sentence_bert_config.json").write_text(json.dumps(
         {"max_seq_length": max_length, "do_lower_case": False}))

@@ -16,6 +16,7 @@ from sklearn.base import clone
 from sklearn.feature_extraction.text import TfidfVectorizer
 
 from ...utils._param_validation import HasMethods, validate_params
+from ._frozen_views import HalfViews, PairViews
 from ._neighbors import BLOCK_PARAMETERS, top1_cosine_neighbors
 from ._sentences import make_sentence_splitter, split_sentences
 
@@ -107,6 +108,14 @@ class ShuffleDividePositives:
             "longer documents, or check the sentence splitter."
         )
 
+    def frozen_views(self, embed):
+        """The :class:`~._frozen_views.HalfViews` of the fitted documents: each sentence
+        embedded once by ``embed`` (a list of str -> an array of rows)."""
+        lengths = [len(sentences) for sentences in self.sentences_]
+        embeddings = embed([s for sentences in self.sentences_ for s in sentences])
+        return HalfViews(embeddings, np.concatenate([[0], np.cumsum(lengths)]),
+                         self.document_indices_)
+
     def sample(self, rng):
         halves = [shuffle_divide(sentences, rng) for sentences in self.sentences_]
         return PositivePairs(
@@ -169,6 +178,14 @@ class TfidfNeighborPositives:
             "(a document sharing at least one term). Pass more documents or change "
             "tfidf_params."
         )
+
+    def frozen_views(self, embed):
+        """The :class:`~._frozen_views.PairViews` of the mined pairs: each document of a
+        pair embedded once by ``embed`` (a list of str -> an array of rows)."""
+        documents = self.document_indices_
+        embeddings = embed([self.documents_[i] for i in documents])
+        first, second = (np.searchsorted(documents, self.pairs_[:, j]) for j in (0, 1))
+        return PairViews(embeddings, documents, first, second)
 
     def sample(self, rng):
         first, second = self.pairs_[:, 0], self.pairs_[:, 1]

@@ -24,7 +24,8 @@ import torch
 #: Parameters that do not shape training (a fit may resume with other values), and the
 #: model, which is fingerprinted by what it is rather than by its name.
 NOT_FINGERPRINTED = ("verbose", "checkpoint_dir", "device", "inference_dtype", "max_epochs",
-                     "max_time", "callbacks", "model_name_or_path")
+                     "max_time", "callbacks", "model_name_or_path",
+                     "head")  # trained after the epochs, again by each fit
 
 
 class UnfingerprintableError(ValueError):

@@ -173,7 +173,7 @@ def test_the_untuned_silhouette_in_a_fit(tiny_bert_path, corpus, lexical_weight)
                                      selection_sample_size=40, lexical_weight=lexical_weight,
                                      **CLUSTERED).fit(docs)
     sample = [docs[i] for i in embedder.selection_indices_]
-    untuned = ShuffleDivideEmbedder(tiny_bert_path, lexical_weight=lexical_weight,
+    untuned = ShuffleDivideEmbedder(tiny_bert_path, lexical_weight=lexical_weight, head=None,
                                     **{**CLUSTERED, "max_epochs": 0}).fit(docs)
     space = untuned.net_.embed(sample)  # as the selection computes it: the encoder's,
     if lexical_weight:  # fused with the words as transform fuses them
