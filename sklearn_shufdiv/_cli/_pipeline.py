@@ -101,10 +101,11 @@ def make_embedder(args, settings, method, n_clusters, *, select=True):
     settings : Settings
         Device, length, batch size and epochs (see :func:`plan_run`).
     method : {"shuffle-divide", "tfidf", "frozen"}
-        "frozen" is the Shuffle & Divide embedder with ``max_epochs=0``.
+        "frozen" is the Shuffle & Divide embedder with ``max_epochs=0`` and no head.
     n_clusters : int or "auto"
         Passed on when ``select`` is true and there is training, so that the epoch
-        is chosen by silhouette (with "auto", on the number the embedder chooses).
+        is chosen by silhouette (with "auto", on the number the embedder chooses), or
+        without encoder epochs, so that ``head="auto"`` can decide on a head.
     select : bool, default=True
         Choose the epoch by silhouette.
 
@@ -119,6 +120,7 @@ def make_embedder(args, settings, method, n_clusters, *, select=True):
               "verbose": 0 if args.quiet else 1}
     if method == "frozen":
         params["max_epochs"] = 0
+        params["head"] = None
     else:
         params["checkpoint_dir"] = args.checkpoint_dir
         params["max_epochs"] = settings.max_epochs
@@ -126,7 +128,7 @@ def make_embedder(args, settings, method, n_clusters, *, select=True):
         params["objective"] = settings.objective
     cls = TfidfPositiveEmbedder if method == "tfidf" else ShuffleDivideEmbedder
     embedder = cls(args.model or default_model(), **params)
-    if clusters_a_sample(select, embedder.max_epochs, settings):
+    if clusters_a_sample(select, embedder.max_epochs, settings, method):
         embedder.set_params(n_clusters=n_clusters)
     return embedder
 
@@ -185,9 +187,10 @@ def criterion_words(embedder):
 def selection_clusters(embedder, n_documents):
     """The clusters the epoch selection found for the chosen epoch, when it clustered
     every document (else None): the summary then reports the very clustering, and
-    clustering that the epoch was chosen on."""
+    clustering that the epoch was chosen on. None after a head was trained: the
+    selection clustered the encoder's space before the head mapped it."""
     indices = getattr(embedder, "selection_indices_", None)
-    if indices is None or len(indices) != n_documents:
+    if indices is None or len(indices) != n_documents or embedder.head_ is not None:
         return None
     row = [entry["epoch"] for entry in embedder.history_].index(embedder.best_epoch_)
     return np.asarray(embedder.selection_labels_[row])

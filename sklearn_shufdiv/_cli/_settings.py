@@ -168,11 +168,18 @@ class Estimate:
         return self.training + self.embedding
 
 
-def clusters_a_sample(select, max_epochs, settings):
+def may_train_head(select, max_epochs, method):
+    """Whether the embedder's ``head="auto"`` may train a head: the encoder is not
+    trained, the method is not ``frozen`` and the selection's sample is clustered."""
+    return select and max_epochs == 0 and method != "frozen"
+
+
+def clusters_a_sample(select, max_epochs, settings, method="frozen"):
     """Whether a run embeds and clusters the selection's sample (``n_clusters`` is passed
-    to the embedder): to choose the epoch, or without training to choose the weight of
-    the words (``--lexical-weight auto``)."""
-    return select and (max_epochs > 0 or settings.lexical_weight == "auto")
+    to the embedder): to choose the epoch, without training to decide on a head, or to
+    choose the weight of the words (``--lexical-weight auto``)."""
+    return select and (max_epochs > 0 or settings.lexical_weight == "auto"
+                       or may_train_head(select, max_epochs, method))
 
 
 def estimate(tokenizer, texts, settings, per_token, *, method, select, sample_size, seed,
@@ -185,7 +192,9 @@ def estimate(tokenizer, texts, settings, per_token, *, method, select, sample_si
     Training costs :data:`TRAINING_PASSES_PER_VIEW` passes of both views of every
     document; embedding, a pass of the selection's sample before training and after each
     epoch, and a pass of every document at the end unless the selection's passes
-    covered them all (its embeddings are then returned).
+    covered them all (its embeddings are then returned). Where a head may be trained
+    (:func:`may_train_head`), one more pass over the documents' sentences is counted, as
+    a pass of the documents: the most it costs.
     """
     training_per_token = per_token if training_per_token is None else training_per_token
     # A document is read up to max_windows windows (each with its special tokens); the
@@ -201,10 +210,12 @@ def estimate(tokenizer, texts, settings, per_token, *, method, select, sample_si
     view = np.minimum(lengths / 2 if method == "shuffle-divide" else lengths,
                       settings.max_length).mean()
     training = epochs * n * 2 * view * TRAINING_PASSES_PER_VIEW * training_per_token
-    scored = min(n, sample_size) if clusters_a_sample(select, epochs, settings) else 0
+    scored = (min(n, sample_size) if clusters_a_sample(select, epochs, settings, method)
+              else 0)
     final = 0 if scored == n else n  # the selection's embeddings are reused when whole
-    embedding = ((epochs + 1) * scored + final) * document * per_token
-    passes = (epochs + 1 if scored else 0) + (1 if final else 0)
+    head = n if may_train_head(select, epochs, method) else 0
+    embedding = ((epochs + 1) * scored + final + head) * document * per_token
+    passes = (epochs + 1 if scored else 0) + (1 if final else 0) + (1 if head else 0)
     return Estimate(float(training), float(embedding), passes)
 
 

@@ -13,6 +13,7 @@ from sklearn_shufdiv.__main__ import main
 from sklearn_shufdiv._cli import _pipeline
 from sklearn_shufdiv._cli._summary import k_uncertainty
 from sklearn_shufdiv.cluster import choose_n_clusters, cluster_on_sphere
+from sklearn_shufdiv.embedders._training import _head
 
 TOPIC_NAMES = list(TOPICS)
 
@@ -174,3 +175,36 @@ def test_the_summary_and_report_carry_the_caveat_of_an_uncertain_k(capsys, tmp_p
     assert lines[at + 1].strip().startswith("uncertain: the runner-up, 4 clusters")
     choice = json.loads((tmp_path / "r.json").read_text())["n_clusters_choice"]
     assert choice["uncertain"] == lines[at + 1].strip()
+
+
+def test_the_default_method_on_a_cpu_decides_on_a_head(capsys, tmp_path, docs,
+                                                        tiny_bert_path, monkeypatch):
+    made = []
+    make = _pipeline.make_embedder
+
+    def spy(*args, **kwargs):
+        made.append(make(*args, **kwargs))
+        return made[-1]
+
+    embedded = []
+    fit_transform = _pipeline.fit_transform
+    monkeypatch.setattr(_pipeline, "make_embedder", spy)
+    monkeypatch.setattr(_pipeline, "fit_transform", lambda *a: embedded.append(
+        fit_transform(*a)) or embedded[-1])
+    monkeypatch.setattr(_head, "MIN_AGREEMENT", -1.0)  # a head whatever the agreement
+    for method in ("shuffle-divide", "frozen"):
+        status, out, err = run(capsys, "cluster", docs, "-k", 3, "-o",
+                               tmp_path / f"{method}.csv", "--method", method, "--model",
+                               tiny_bert_path, "--max-length", 32, "--device", "cpu")
+        assert status == 0, err
+    trained, frozen = made
+    # Without encoder epochs, Shuffle & Divide gets the number of clusters, so that
+    # head="auto" can decide; --method frozen is the untuned encoder, without a head.
+    assert (trained.max_epochs_, trained.n_clusters, trained.head) == (0, 3, "auto")
+    assert trained.head_reason_.startswith("head='auto': a LinearHead")
+    assert trained.head_ is not None
+    assert frozen.head is None and frozen.head_ is None and frozen.n_clusters is None
+    # The clusters are those of the head's space, not the selection's of the encoder's.
+    np.testing.assert_array_equal(
+        read_csv(tmp_path / "shuffle-divide.csv"),
+        cluster_on_sphere(embedded[0], 3, random_state=0).labels)

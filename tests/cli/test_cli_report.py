@@ -315,6 +315,28 @@ def test_estimate_adds_up(_settings):
         assert frozen.embedding == pytest.approx(6 * tokens * 0.01)
 
 
+def test_estimate_counts_the_pass_of_a_head(_settings):
+    class Tokenizer:  # one token per word
+        def __call__(self, texts, **kwargs):
+            return {"input_ids": [text.split()[: kwargs.get("max_length")] for text in texts]}
+
+    settings = _settings.Settings("cpu", max_length=10, batch_size=4, max_epochs=0,
+                                  max_windows=1)
+    texts = ["w " * 40] * 6
+    # Without encoder epochs, Shuffle & Divide may train a head: the selection's sample
+    # (here the whole corpus, reused at the end) and a pass over the sentences.
+    head = _settings.estimate(Tokenizer(), texts, settings, 0.01, method="shuffle-divide",
+                              select=True, sample_size=100, seed=0)
+    frozen = _settings.estimate(Tokenizer(), texts, settings, 0.01, method="frozen",
+                                select=True, sample_size=100, seed=0)
+    assert (head.training, head.passes, frozen.passes) == (0, 2, 1)
+    assert head.embedding == pytest.approx(2 * frozen.embedding)
+    assert _settings.may_train_head(True, 0, "tfidf")
+    assert not _settings.may_train_head(True, 1, "shuffle-divide")
+    assert not _settings.may_train_head(True, 0, "frozen")
+    assert not _settings.may_train_head(False, 0, "shuffle-divide")
+
+
 def test_training_is_estimated_at_the_speed_of_its_own_precision(_settings):
     class Tokenizer:  # one token per word
         def __call__(self, texts, **kwargs):
