@@ -7,7 +7,10 @@ process times, interleaved (the order turns each repeat) and ``--repeats`` times
   every parameter at its default (the installed MiniLM-L6, ``max_epochs="auto"``: no
   training on a CPU), model loading included;
 - ``auto_k``: the same with ``n_clusters="auto"`` (the command line's default), whose fit
-  also embeds and clusters a selection sample to choose the number of clusters;
+  also embeds and clusters a selection sample to choose the number of clusters, and
+  then decides on a head (``head="auto"``) and trains it where it decides so;
+- ``k``: the same with ``n_clusters`` the number of classes (as ``quality_summary.json``'s
+  ``"default"`` entries), which decides on a head too;
 - ``transform``: the peer, ``transform(docs)`` alone of a
   ``ShuffleDivideEmbedder(max_epochs=0, random_state=seed, verbose=0)`` fitted on the
   same documents beforehand (same ``max_length``, ``max_windows`` and
@@ -47,10 +50,12 @@ from lab.reports import add_resume_argument, markdown_table, previous, write_jso
 
 from sklearn_shufdiv import ShuffleDivideEmbedder
 
-MEASURES = ("default", "auto_k", "transform")
+MEASURES = ("default", "auto_k", "k", "transform")
+FITS = ("default", "auto_k", "k")
 #: The fitted attributes that describe a fit's decisions.
 DECISIONS = ("max_epochs_", "max_epochs_reason_", "stopped_by_max_time_", "best_epoch_",
-             "n_clusters_", "lexical_weight_", "inference_dtype_", "training_fraction_")
+             "n_clusters_", "lexical_weight_", "inference_dtype_", "training_fraction_",
+             "head_reason_")
 GOAL = 3.0
 
 
@@ -82,7 +87,7 @@ def decisions(embedder):
             for name, value in found.items()}
 
 
-def timed(measure, docs, seed, peer):
+def timed(measure, docs, seed, peer, k):
     """``(record, output)`` of one timing of ``measure``: its seconds, the load average at
     its start and, for a fit, its decisions; ``output`` the embeddings."""
     load = os.getloadavg()[0]
@@ -90,7 +95,7 @@ def timed(measure, docs, seed, peer):
     if measure == "transform":
         output, embedder = peer.transform(docs), None
     else:
-        params = {"n_clusters": "auto"} if measure == "auto_k" else {}
+        params = {"auto_k": {"n_clusters": "auto"}, "k": {"n_clusters": k}}.get(measure, {})
         embedder = ShuffleDivideEmbedder(random_state=seed, verbose=0, **params)
         output = embedder.fit_transform(docs)
     record = {"seconds": time.perf_counter() - start, "load": load}
@@ -99,7 +104,7 @@ def timed(measure, docs, seed, peer):
     return record, output
 
 
-def measure_seed(docs, seed, repeats):
+def measure_seed(docs, seed, repeats, k):
     """The timings of one seed (the peer fitted first: it also loads every module), and
     the output of each fit."""
     start = time.perf_counter()
@@ -110,7 +115,7 @@ def measure_seed(docs, seed, repeats):
     for repeat in range(repeats):
         turn = repeat % len(MEASURES)
         for measure in MEASURES[turn:] + MEASURES[:turn]:
-            record, output = timed(measure, docs, seed, peer)
+            record, output = timed(measure, docs, seed, peer, k)
             runs[measure].append(record)
             outputs.setdefault(measure, output)
             print(f"    seed {seed} repeat {repeat}: {measure:9s} {record['seconds']:7.1f} s "
@@ -126,34 +131,41 @@ def summarise(runs):
     loads = [record["load"] for seed in runs for measure in MEASURES
              for record in seed[measure]]
     return {"seconds": medians,
-            "ratio": {fit: medians[fit] / medians["transform"] for fit in ("default", "auto_k")},
+            "ratio": {fit: medians[fit] / medians["transform"] for fit in FITS},
             "load": [min(loads), max(loads)],
-            "decisions": {fit: runs[0][fit][0]["decisions"] for fit in ("default", "auto_k")}}
+            "decisions": {fit: runs[0][fit][0]["decisions"] for fit in FITS}}
 
 
 def measure_corpus(name, docs, y, args):
     runs, outputs = [], []
     for seed in range(args.seeds):
-        seed_runs, seed_outputs = measure_seed(docs, seed, args.repeats)
+        seed_runs, seed_outputs = measure_seed(docs, seed, args.repeats,
+                                               int(len(set(y.tolist()))))
         runs.append(seed_runs)
         outputs.append(seed_outputs)
     scores = {fit: score(lambda seed, fit=fit: outputs[seed][fit], y, args.seeds)
-              for fit in ("default", "auto_k")}
+              for fit in FITS}
     scores.update(baselines(name, docs, y, args.seeds))
     return {"n_docs": len(docs), "n_classes": int(len(set(y.tolist()))), "runs": runs,
             **summarise(runs), "scores": scores}
 
 
 def report(results):
+    def head(decisions):
+        reason = decisions.get("head_reason_") or ""
+        return "yes" if ": a LinearHead" in reason else "no"
+
     cost = [[name, r["n_docs"], f"{r['seconds']['default']:.1f}",
-             f"{r['seconds']['auto_k']:.1f}", f"{r['seconds']['transform']:.1f}",
+             f"{r['seconds']['auto_k']:.1f}", f"{r['seconds'].get('k', float('nan')):.1f}",
+             f"{r['seconds']['transform']:.1f}",
              f"{r['ratio']['default']:.2f}", f"{r['ratio']['auto_k']:.2f}",
+             f"{r['ratio'].get('k', float('nan')):.2f}",
              "yes" if max(r["ratio"].values()) <= GOAL else "no",
              f"{r['load'][0]:.1f}-{r['load'][1]:.1f}",
              r["decisions"]["default"]["max_epochs_"], r["decisions"]["auto_k"]["n_clusters_"],
-             r["decisions"]["default"]["lexical_weight_"]]
+             head(r["decisions"]["auto_k"]), head(r["decisions"].get("k", {}))]
             for name, r in results["corpora"].items()]
-    views = ("default", "auto_k", "frozen", "tfidf", "lsa")
+    views = ("default", "auto_k", "k", "frozen", "tfidf", "lsa")
     quality = [[name, r["n_classes"]] + [
         f"{r['scores'][view]['acc_mean']:.3f} / {r['scores'][view]['ami_mean']:.3f}"
         for view in views] for name, r in results["corpora"].items()]
@@ -165,12 +177,13 @@ def report(results):
         f"threads on {settings['cpus']} CPUs. Seconds; ratio = fit / transform (goal: at most "
         f"{GOAL:g}); load: 1-minute load average at the start of the measures (min-max).",
         markdown_table(["corpus", "docs", "default fit s", "fit s, n_clusters=auto",
-                        "transform s", "ratio", "ratio, auto", "<= 3x", "load",
-                        "max_epochs_", "n_clusters_ (auto)", "lexical_weight_"], cost),
+                        "fit s, n_clusters=k", "transform s", "ratio", "ratio, auto",
+                        "ratio, k", "<= 3x", "load", "max_epochs_", "n_clusters_ (auto)",
+                        "head (auto)", "head (k)"], cost),
         "ACC / AMI, `SphericalKMeans(k=classes)`, mean over the k-means seeds; same run, "
         "same documents:",
-        markdown_table(["corpus", "k", "default", "n_clusters=auto", "frozen (128)",
-                        "TF-IDF", "LSA"], quality)])
+        markdown_table(["corpus", "k", "default", "n_clusters=auto", "n_clusters=k",
+                        "frozen (128)", "TF-IDF", "LSA"], quality)])
 
 
 def main(argv=None):
@@ -191,8 +204,9 @@ def main(argv=None):
         print(f"{name}: {len(docs)} documents", flush=True)
         r = results["corpora"][name] = measure_corpus(name, docs, y, args)
         print(f"  fit {r['seconds']['default']:.1f} s, n_clusters=auto "
-              f"{r['seconds']['auto_k']:.1f} s, transform {r['seconds']['transform']:.1f} s: "
-              f"ratio {r['ratio']['default']:.2f} / {r['ratio']['auto_k']:.2f} "
+              f"{r['seconds']['auto_k']:.1f} s, n_clusters=k {r['seconds']['k']:.1f} s, "
+              f"transform {r['seconds']['transform']:.1f} s: ratio "
+              f"{r['ratio']['default']:.2f} / {r['ratio']['auto_k']:.2f} / {r['ratio']['k']:.2f} "
               f"(load {r['load'][0]:.1f}-{r['load'][1]:.1f})", flush=True)
         write_json(args.out.with_suffix(".json"), results)
         write_markdown(args.out.with_suffix(".md"), report(results))

@@ -1,7 +1,9 @@
 """The README's results table: the default against the single views, on every corpus.
 
 Reads the entries of ``benchmarks/results/quality_summary.json`` whose ``"method"`` is
-``"default"`` (one per corpus; where a corpus has several, the last one written) and
+``"default"``, the default fit, training included, or ``"default-<max_length>"`` (the
+same with windows of that many tokens; one per corpus and method; where there are
+several, the last one written) and
 prints a markdown table: the corpus, its documents, the default's ACC and AMI (mean ±
 std over the entry's seeds), the frozen encoder's, TF-IDF's and LSA's ACC / AMI from the
 same run, and the default's difference to the best of those three single views (in
@@ -51,6 +53,12 @@ def _untuned(method):
                                            and method.rsplit("-", 1)[1].isdigit())
 
 
+def _trained(method):
+    """``"default"`` or ``"default-<max_length>"``: the default fit, training included."""
+    return method == "default" or (method.count("-") == 1 and method.startswith("default-")
+                                   and method.rsplit("-", 1)[1].isdigit())
+
+
 def default_entries(summary, untuned=False):
     """The ``"default"`` entries of a summary (a list of dicts), one per corpus, in the
     order of :data:`CORPUS_NAMES`, then by corpus name; with ``untuned``, the
@@ -58,7 +66,7 @@ def default_entries(summary, untuned=False):
     latest = {}
     for entry in summary:
         method = entry.get("method") if isinstance(entry, dict) else None
-        if isinstance(method, str) and (_untuned(method) if untuned else method == "default"):
+        if isinstance(method, str) and (_untuned(method) if untuned else _trained(method)):
             latest[(entry["corpus"], method)] = entry
     order = list(CORPUS_NAMES)
     return [latest[key] for key in sorted(latest, key=lambda key: (
@@ -103,9 +111,10 @@ def table(summary):
 
 
 def _windows(method):
-    """" (windows of N)" for ``"default-untuned-N"``, else nothing."""
-    return (f" (windows of {method.rsplit('-', 1)[1]})"
-            if _untuned(method) and method != "default-untuned" else "")
+    """" (windows of N)" for ``"default-N"`` and ``"default-untuned-N"``, else nothing."""
+    windowed = (_untuned(method) and method != "default-untuned") or (
+        _trained(method) and method != "default")
+    return f" (windows of {method.rsplit('-', 1)[1]})" if windowed else ""
 
 
 def _rows(entries):

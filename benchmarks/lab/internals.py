@@ -25,10 +25,12 @@ from sklearn_shufdiv.embedders._spaces._lexical import (
     join_words,
 )
 from sklearn_shufdiv.embedders._spaces._views import choose_view_weights, join_views
+from sklearn_shufdiv.embedders._text._frozen_views import HalfViews
 from sklearn_shufdiv.embedders._text._neighbors import top1_cosine_neighbors
 from sklearn_shufdiv.embedders._text._positives import (
     DEFAULT_TFIDF_PARAMS,
     ShuffleDividePositives,
+    content_keys,
     mine_tfidf_positives,
     pair_label_agreement,
 )
@@ -39,16 +41,25 @@ from sklearn_shufdiv.embedders._training._criteria import (
     silhouette_or_worst,
 )
 from sklearn_shufdiv.embedders._training._engine import ContrastiveNet, ViewBatch
-from sklearn_shufdiv.embedders._training._loss import NTXentLoss, nt_xent_loss
+from sklearn_shufdiv.embedders._training._head import (
+    PseudoLabelSpace,
+    apply_head,
+    resolve_head,
+    train_head,
+    view_agreement,
+)
+from sklearn_shufdiv.embedders._training._loss import NTXentLoss, nt_xent_loss, prototype_loss
 from sklearn_shufdiv.utils._graph import cluster_graph, modularity, neighbor_graph
 
 __all__ = [
+    "HalfViews", "PseudoLabelSpace", "apply_head", "content_keys", "resolve_head",
+    "train_head", "view_agreement",
     "cluster_graph", "modularity", "neighbor_graph", "plateau_choice",
     'CRITERIA', 'ContrastiveNet', 'DEFAULT_TFIDF_PARAMS', 'LexicalSpace', 'NTXentLoss',
     'ShuffleDividePositives', 'UntunedSilhouetteCriterion', 'ViewBatch',
     'check_inference_dtype', 'choose_lexical_weight', 'choose_view_weights',
     'cpu_has_bfloat16', 'cut_windows', 'encode', 'fuse',
     'inference_encoder', 'join_views', 'join_words', 'load_encoder', 'mine_tfidf_positives',
-    'nt_xent_loss', 'pair_label_agreement', 'resolve_criterion', 'scaled_rows',
+    'nt_xent_loss', 'pair_label_agreement', 'prototype_loss', 'resolve_criterion', 'scaled_rows',
     'silhouette_or_worst', 'spherical_kmeans_plusplus', 'top1_cosine_neighbors', 'unit_rows'
 ]

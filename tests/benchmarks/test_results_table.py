@@ -146,3 +146,18 @@ def test_a_summary_that_cannot_be_read_is_named(tmp_path):
                           capture_output=True, text=True)
     assert done.returncode == 2
     assert str(missing) in done.stderr
+
+
+def test_a_default_with_shorter_windows_is_the_default_marked_with_them(tmp_path):
+    windowed = {**BBC, "method": "default-128", "acc_mean": 0.971, "ami_mean": 0.905}
+    untuned = {**BBC, "method": "default-untuned-128", "acc_mean": 0.967, "ami_mean": 0.896}
+    done = run([windowed, untuned, REUTERS], tmp_path=tmp_path)
+    assert done.returncode == 0, done.stderr
+    before, after = done.stdout.split("without training")
+    assert "pending" not in before
+    assert rows(before) == [expected_row(windowed, "BBC News (windows of 128)", "2,225"),
+                            expected_row(REUTERS, "Reuters-10", "7,456")]
+    assert rows(after) == [expected_row(untuned, "BBC News (windows of 128)", "2,225")]
+    # Neither an untuned method nor one that only starts alike is the trained default.
+    for method in ("default-untuned-128", "default-x", "default-128-b"):
+        assert "pending" in run([{**BBC, "method": method}], tmp_path=tmp_path).stdout
