@@ -28,8 +28,14 @@ from lab.corpora import (
     frozen_embeddings,
     load_corpus,
 )
-from lab.heads import HalfViews, document_means, sentence_embeddings, train_head
-from lab.internals import LexicalSpace, join_words
+from lab.heads import (
+    HalfViews,
+    document_means,
+    sentence_embeddings,
+    tfidf_head,
+    train_head,
+)
+from lab.internals import LexicalSpace, apply_head, join_words
 from lab.reports import add_resume_argument, markdown_table, previous, write_json, write_markdown
 from sklearn.metrics import adjusted_mutual_info_score, silhouette_score
 
@@ -48,6 +54,9 @@ CONFIGS = {
     "linear-proto-w3": {"kind": "linear", "prototype": 3.0},
     "linear-proto-f50": {"kind": "linear", "prototype": 1.0, "fraction": 0.5},
     "linear-proto-lr3": {"kind": "linear", "prototype": 1.0, "learning_rate": 3e-3},
+    # The package's LinearHead() on TF-IDF neighbour pairs of the documents' frozen
+    # embeddings, as TfidfPositiveEmbedder trains it (no sentences).
+    "tfidf-linearhead": {"positives": "tfidf"},
 }
 
 
@@ -59,6 +68,16 @@ def parse_args(argv=None):
     parser.add_argument("--output", default=str(RESULTS / "heads.json"))
     add_resume_argument(parser)
     return parser.parse_args(argv)
+
+
+class Mapped:
+    """A package head (``torch.nn.Linear``) with the lab heads' ``apply``."""
+
+    def __init__(self, linear):
+        self.linear = linear
+
+    def apply(self, rows):
+        return apply_head(self.linear, rows)
 
 
 def evaluate(space, y, seeds):
@@ -114,8 +133,13 @@ def measure(name, configs, args, done):
         heads, seconds = [], []
         for seed in range(args.seeds):
             start = time.perf_counter()
-            heads.append(train_head(views, windows, lambda rows: joined(rows, seed),  # noqa: B023
-                                    n_clusters=k, random_state=seed, **CONFIGS[config]))
+            if CONFIGS[config].get("positives") == "tfidf":
+                linear = tfidf_head(docs, windows, lambda rows: joined(rows, seed),  # noqa: B023
+                                    k, seed)
+                heads.append(Mapped(linear))
+            else:
+                heads.append(train_head(views, windows, lambda rows: joined(rows, seed),  # noqa: B023
+                                        n_clusters=k, random_state=seed, **CONFIGS[config]))
             seconds.append(time.perf_counter() - start)
         entry["heads"][config] = {
             "params": CONFIGS[config], "train_seconds": float(np.mean(seconds)),

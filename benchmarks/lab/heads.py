@@ -186,3 +186,28 @@ def train_head(views, documents, joined, *, kind="linear", epochs=10, batch_size
             loss.backward()
             optimizer.step()
     return head
+
+
+def tfidf_head(docs, windows, joined, n_clusters, random_state, max_epochs=10):
+    """The package's ``LinearHead()`` trained as ``TfidfPositiveEmbedder`` trains it: the
+    views are the frozen embeddings (``windows``) of each document and its TF-IDF
+    neighbour, the pseudo-labels those of every document in ``joined``'s space."""
+    from .internals import (
+        LinearHead,
+        PseudoLabelSpace,
+        TfidfNeighborPositives,
+        content_keys,
+        train_head,
+    )
+
+    row = {}
+    for index, doc in enumerate(docs):
+        row.setdefault(doc, index)
+    views = TfidfNeighborPositives().fit(docs).frozen_views(
+        lambda texts, sentences: windows[[row[text] for text in texts]])
+    head = LinearHead(max_epochs=max_epochs)
+    return train_head(views, windows.shape[1], head,
+                      objective=head.resolved_objective(n_clusters), temperature=0.2,
+                      batch_size=320, n_clusters=n_clusters,
+                      pseudo_space=PseudoLabelSpace(windows, views.documents, joined),
+                      keys=content_keys(docs)[views.documents], random_state=random_state)

@@ -30,6 +30,7 @@ from sklearn_shufdiv.embedders._text._neighbors import top1_cosine_neighbors
 from sklearn_shufdiv.embedders._text._positives import (
     DEFAULT_TFIDF_PARAMS,
     ShuffleDividePositives,
+    TfidfNeighborPositives,
     content_keys,
     mine_tfidf_positives,
     pair_label_agreement,
@@ -42,6 +43,7 @@ from sklearn_shufdiv.embedders._training._criteria import (
 )
 from sklearn_shufdiv.embedders._training._engine import ContrastiveNet, ViewBatch
 from sklearn_shufdiv.embedders._training._head import (
+    LinearHead,
     PseudoLabelSpace,
     apply_head,
     resolve_head,
@@ -52,8 +54,8 @@ from sklearn_shufdiv.embedders._training._loss import NTXentLoss, nt_xent_loss, 
 from sklearn_shufdiv.utils._graph import cluster_graph, modularity, neighbor_graph
 
 __all__ = [
-    "HalfViews", "PseudoLabelSpace", "apply_head", "content_keys", "resolve_head",
-    "train_head", "view_agreement",
+    "HalfViews", "LinearHead", "PseudoLabelSpace", "apply_head", "content_keys", "resolve_head",
+    "train_head", "view_agreement", "TfidfNeighborPositives",
     "cluster_graph", "modularity", "neighbor_graph", "plateau_choice",
     'CRITERIA', 'ContrastiveNet', 'DEFAULT_TFIDF_PARAMS', 'LexicalSpace', 'NTXentLoss',
     'ShuffleDividePositives', 'UntunedSilhouetteCriterion', 'ViewBatch',

@@ -49,6 +49,7 @@ from ._training._engine import (
 from ._training._fingerprint import describe_params, documents_digest, fingerprint, model_digest
 from ._training._head import (
     HEAD_OPTIONS,
+    SENTENCE_TOKENS,
     LinearHead,
     PseudoLabelSpace,
     apply_head,
@@ -338,8 +339,15 @@ class BaseContrastiveEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
             self.head_reason_ += "; not trained: " + positives.describe_shortage(
                 len(fit.documents))
             return None
-        views = positives.frozen_views(lambda texts: net.embed(
-            texts, max_windows=1, verbose=verbose))
+        sentence_batch = net.mini_batch_size * max(1, net.max_length // SENTENCE_TOKENS)
+
+        def embed(texts, sentences):  # sentences truncated; documents whole, as transform
+            if sentences:
+                return net.embed(texts, batch_size=sentence_batch, max_windows=1,
+                                 verbose=verbose)
+            return net.embed(texts, max_windows=self.max_windows, verbose=verbose)
+
+        views = positives.frozen_views(embed)
         objective = head.resolved_objective(n_clusters)
         keys = content_keys(fit.documents)[views.documents]
         return train_head(views, net.module_.dim, head, objective=objective,

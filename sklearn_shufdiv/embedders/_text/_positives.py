@@ -110,9 +110,10 @@ class ShuffleDividePositives:
 
     def frozen_views(self, embed):
         """The :class:`~._frozen_views.HalfViews` of the fitted documents: each sentence
-        embedded once by ``embed`` (a list of str -> an array of rows)."""
+        embedded once by ``embed`` (``embed(texts, sentences=True)`` -> an array of rows)."""
         lengths = [len(sentences) for sentences in self.sentences_]
-        embeddings = embed([s for sentences in self.sentences_ for s in sentences])
+        embeddings = embed([s for sentences in self.sentences_ for s in sentences],
+                           sentences=True)
         return HalfViews(embeddings, np.concatenate([[0], np.cumsum(lengths)]),
                          self.document_indices_)
 
@@ -181,9 +182,10 @@ class TfidfNeighborPositives:
 
     def frozen_views(self, embed):
         """The :class:`~._frozen_views.PairViews` of the mined pairs: each document of a
-        pair embedded once by ``embed`` (a list of str -> an array of rows)."""
+        pair embedded once, whole, by ``embed`` (``embed(texts, sentences=False)`` -> an
+        array of rows)."""
         documents = self.document_indices_
-        embeddings = embed([self.documents_[i] for i in documents])
+        embeddings = embed([self.documents_[i] for i in documents], sentences=False)
         first, second = (np.searchsorted(documents, self.pairs_[:, j]) for j in (0, 1))
         return PairViews(embeddings, documents, first, second)
 

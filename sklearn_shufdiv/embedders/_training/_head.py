@@ -25,8 +25,9 @@ from ...cluster import cluster_centers, cluster_on_sphere, confident_labels
 from ...utils._param_validation import Interval, validate_parameter_constraints
 from ._objectives import OBJECTIVES, Objective, resolve_objective
 
-__all__ = ["HEAD_OPTIONS", "MIN_AGREEMENT", "LinearHead", "PseudoLabelSpace", "apply_head",
-           "identity_linear", "resolve_head", "train_head", "view_agreement"]
+__all__ = ["HEAD_OPTIONS", "MIN_AGREEMENT", "SENTENCE_TOKENS", "LinearHead",
+           "PseudoLabelSpace", "apply_head", "identity_linear", "resolve_head", "train_head",
+           "view_agreement"]
 
 #: ``head="auto"`` trains a :class:`LinearHead` where the clusters of the untuned
 #: encoder and those of the words agree at least this much (adjusted mutual information of
@@ -34,6 +35,11 @@ __all__ = ["HEAD_OPTIONS", "MIN_AGREEMENT", "LinearHead", "PseudoLabelSpace", "a
 MIN_AGREEMENT = 0.5
 
 HEAD_OPTIONS = ("auto",)
+
+#: Sentences are embedded in mini-batches of as many tokens as a mini-batch of windows,
+#: for sentences of about this many tokens: ``mini_batch_size * max_length // 64`` of
+#: them (a forward pass has a fixed cost, which many small ones would pay many times).
+SENTENCE_TOKENS = 64
 
 
 class LinearHead:

@@ -29,11 +29,14 @@ def random_views(lengths=LENGTHS, dim=6, seed=0):
     return HalfViews(embeddings, offsets_of(lengths), documents), embeddings
 
 
-def fake_embed(calls=None):
-    """A deterministic vector for each text (the same text, the same row)."""
-    def embed(texts):
+def fake_embed(calls=None, kinds=None):
+    """A deterministic vector for each text (the same text, the same row); ``kinds``
+    records whether each call embedded sentences."""
+    def embed(texts, sentences=None):
         if calls is not None:
             calls.append(list(texts))
+        if kinds is not None:
+            kinds.append(sentences)
         return np.stack([np.random.default_rng(zlib.crc32(text.encode())).normal(size=5)
                          for text in texts]).astype(np.float32)
     return embed
@@ -156,11 +159,11 @@ def test_tfidf_neighbors_frozen_views_embed_the_pairs_documents(corpus):
     docs, _ = corpus
     docs = docs[::4] + [docs[0]]  # a copy: it gets its original's neighbor
     positives = TfidfNeighborPositives().fit(docs)
-    calls = []
-    embed = fake_embed(calls)
+    calls, kinds = [], []
+    embed = fake_embed(calls, kinds)
     views = positives.frozen_views(embed)
     assert isinstance(views, PairViews)
-    assert len(calls) == 1  # every document embedded once, in one call
+    assert len(calls) == 1 and kinds == [False]  # every document once, whole, in one call
     np.testing.assert_array_equal(views.documents, positives.document_indices_)
     assert calls[0] == [docs[i] for i in positives.document_indices_]
     first, second = views.pairs
@@ -179,12 +182,12 @@ def test_shuffle_divide_frozen_views_embed_each_documents_sentences():
             "E1. E2. E3."]
     positives = ShuffleDividePositives(min_sentences=4,
                                        sentence_splitter=split_on_periods).fit(docs)
-    calls = []
-    embed = fake_embed(calls)
+    calls, kinds = [], []
+    embed = fake_embed(calls, kinds)
     views = positives.frozen_views(embed)
     assert isinstance(views, HalfViews)
     np.testing.assert_array_equal(views.documents, [0, 2, 3])
-    assert len(calls) == 1  # each sentence embedded once
+    assert len(calls) == 1 and kinds == [True]  # each sentence embedded once
     assert calls[0] == split_on_periods(docs[0]) + split_on_periods(docs[2]) + \
         split_on_periods(docs[3])
     for row, index in enumerate(views.documents):
