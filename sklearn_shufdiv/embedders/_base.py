@@ -49,6 +49,7 @@ from ._training._engine import (
 from ._training._fingerprint import describe_params, documents_digest, fingerprint, model_digest
 from ._training._head import (
     HEAD_OPTIONS,
+    MAX_SENTENCES,
     SENTENCE_TOKENS,
     LinearHead,
     PseudoLabelSpace,
@@ -344,10 +345,11 @@ class BaseContrastiveEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         def embed(texts, sentences):  # sentences truncated; documents whole, as transform
             if sentences:
                 return net.embed(texts, batch_size=sentence_batch, max_windows=1,
+                                 max_length=min(SENTENCE_TOKENS, net.max_length),
                                  verbose=verbose)
             return net.embed(texts, max_windows=self.max_windows, verbose=verbose)
 
-        views = positives.frozen_views(embed)
+        views = positives.frozen_views(embed, max_sentences=MAX_SENTENCES)
         objective = head.resolved_objective(n_clusters)
         keys = content_keys(fit.documents)[views.documents]
         return train_head(views, net.module_.dim, head, objective=objective,

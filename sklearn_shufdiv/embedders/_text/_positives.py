@@ -108,12 +108,13 @@ class ShuffleDividePositives:
             "longer documents, or check the sentence splitter."
         )
 
-    def frozen_views(self, embed):
+    def frozen_views(self, embed, max_sentences=None):
         """The :class:`~._frozen_views.HalfViews` of the fitted documents: each sentence
-        embedded once by ``embed`` (``embed(texts, sentences=True)`` -> an array of rows)."""
-        lengths = [len(sentences) for sentences in self.sentences_]
-        embeddings = embed([s for sentences in self.sentences_ for s in sentences],
-                           sentences=True)
+        (the first ``max_sentences`` of a document; None: all) embedded once by ``embed``
+        (``embed(texts, sentences=True)`` -> an array of rows)."""
+        kept = [sentences[:max_sentences] for sentences in self.sentences_]
+        lengths = [len(sentences) for sentences in kept]
+        embeddings = embed([s for sentences in kept for s in sentences], sentences=True)
         return HalfViews(embeddings, np.concatenate([[0], np.cumsum(lengths)]),
                          self.document_indices_)
 
@@ -180,10 +181,10 @@ class TfidfNeighborPositives:
             "tfidf_params."
         )
 
-    def frozen_views(self, embed):
+    def frozen_views(self, embed, max_sentences=None):
         """The :class:`~._frozen_views.PairViews` of the mined pairs: each document of a
         pair embedded once, whole, by ``embed`` (``embed(texts, sentences=False)`` -> an
-        array of rows)."""
+        array of rows); ``max_sentences`` is not read."""
         documents = self.document_indices_
         embeddings = embed([self.documents_[i] for i in documents], sentences=False)
         first, second = (np.searchsorted(documents, self.pairs_[:, j]) for j in (0, 1))

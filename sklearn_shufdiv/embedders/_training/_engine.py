@@ -286,13 +286,14 @@ class ContrastiveNet(NeuralNet):
     def embed(self, texts, batch_size=None, verbose=0, **settings):
         """Embeddings of ``texts`` by the current weights (float32 numpy array).
 
-        ``max_windows`` and ``inference_dtype`` may be passed to override the net's.
+        ``max_windows``, ``max_length`` and ``inference_dtype`` may be passed to override
+        the net's.
         """
-        settings = {"max_windows": self.max_windows,
+        settings = {"max_windows": self.max_windows, "max_length": self.max_length,
                     "inference_dtype": getattr(self, "inference_dtype", "float32"),
                     **settings}
         return encode(
-            self.module_, self.tokenizer, texts, max_length=self.max_length,
+            self.module_, self.tokenizer, texts, max_length=settings.pop("max_length"),
             batch_size=batch_size or self.mini_batch_size, device=self.device,
             dtype=settings.pop("inference_dtype"), verbose=verbose, **settings,
         )

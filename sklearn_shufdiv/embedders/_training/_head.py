@@ -25,7 +25,7 @@ from ...cluster import cluster_centers, cluster_on_sphere, confident_labels
 from ...utils._param_validation import Interval, validate_parameter_constraints
 from ._objectives import OBJECTIVES, Objective, resolve_objective
 
-__all__ = ["HEAD_OPTIONS", "MIN_AGREEMENT", "SENTENCE_TOKENS", "LinearHead",
+__all__ = ["HEAD_OPTIONS", "MAX_SENTENCES", "MIN_AGREEMENT", "SENTENCE_TOKENS", "LinearHead",
            "PseudoLabelSpace", "apply_head", "identity_linear", "resolve_head", "train_head",
            "view_agreement"]
 
@@ -36,10 +36,13 @@ MIN_AGREEMENT = 0.5
 
 HEAD_OPTIONS = ("auto",)
 
-#: Sentences are embedded in mini-batches of as many tokens as a mini-batch of windows,
-#: for sentences of about this many tokens: ``mini_batch_size * max_length // 64`` of
-#: them (a forward pass has a fixed cost, which many small ones would pay many times).
-SENTENCE_TOKENS = 64
+#: A head's sentences: each is read up to ``SENTENCE_TOKENS`` tokens (at most
+#: ``max_length``), and a document's first ``MAX_SENTENCES`` are embedded, so that the
+#: pass over the sentences reads at most 4,096 tokens a document, half of what 16 windows
+#: of 512 tokens hold. They are embedded ``mini_batch_size * max_length // SENTENCE_TOKENS``
+#: at a time, as many tokens as a mini-batch of windows: a forward pass has a fixed cost,
+#: which many small ones would pay many times.
+SENTENCE_TOKENS, MAX_SENTENCES = 64, 64
 
 
 class LinearHead:

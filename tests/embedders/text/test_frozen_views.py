@@ -219,3 +219,14 @@ def test_shuffle_divide_frozen_views_on_the_corpus(corpus):
     assert len(set(lengths.tolist())) > 1  # documents of different sentence counts
     for row, index in enumerate(views.documents):
         assert all(sentence in docs[index] for sentence in positives.sentences_[row])
+
+
+def test_max_sentences_keeps_each_documents_first_sentences():
+    docs = ["A1. A2. A3. A4. A5. A6.", "B1. B2. B3. B4."]
+    positives = ShuffleDividePositives(min_sentences=4,
+                                       sentence_splitter=split_on_periods).fit(docs)
+    calls = []
+    views = positives.frozen_views(fake_embed(calls), max_sentences=5)
+    assert calls == [split_on_periods(docs[0])[:5] + split_on_periods(docs[1])]
+    assert np.diff(views.offsets).tolist() == [5, 4]
+    assert np.diff(positives.frozen_views(fake_embed()).offsets).tolist() == [6, 4]
