@@ -324,7 +324,7 @@ class BaseContrastiveEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         def agreement():
             if fit.lexical is None:
                 return None
-            return view_agreement(fit.selection.candidate.encoded,
+            return view_agreement(self._sample_embeddings(net, fit),
                                   fit.lexical_rows[self.selection_indices_], n_clusters,
                                   fit.seed)
 
@@ -358,15 +358,23 @@ class BaseContrastiveEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
                           n_clusters=n_clusters, keys=keys, random_state=fit.seed,
                           verbose=verbose)
 
+    def _sample_embeddings(self, net, fit):
+        """The encoder's embeddings of the selection's sample by the kept weights: those
+        the selection computed, else (a later epoch scored last, or a resumed fit) a pass
+        over the sample."""
+        candidate = fit.selection.candidate
+        if (candidate is not None and candidate.epoch == self.best_epoch_
+                and candidate.encoded is not None):
+            return candidate.encoded
+        return net.embed([fit.documents[i] for i in self.selection_indices_])
+
     def _pseudo_label_space(self, net, fit, views, objective):
         """Where a cluster-aware head draws its pseudo-labels: the selection's sample, in
         the space ``transform`` returns (None for other objectives)."""
         if not objective.needs_pseudo_labels:
             return None
         sample = self.selection_indices_
-        candidate = fit.selection.candidate
-        encoded = (candidate.encoded if candidate.epoch == self.best_epoch_
-                   else net.embed([fit.documents[i] for i in sample]))  # the kept epoch's
+        encoded = self._sample_embeddings(net, fit)
         at = np.minimum(np.searchsorted(sample, views.documents), len(sample) - 1)
         positions = np.where(sample[at] == views.documents, at, -1)
         rows = None if fit.lexical is None else fit.lexical_rows[sample]

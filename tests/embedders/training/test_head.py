@@ -486,3 +486,20 @@ def test_sentence_transformers_embeds_with_the_head(pair, tmp_path):
     without_head = pickle.loads(pickle.dumps(plain)).set_params(
         lexical_weight=0, max_windows=1).transform(docs)
     assert np.abs(st_embeddings - without_head).max() > 1e-3
+
+
+def test_a_head_over_a_trained_encoder_and_after_a_resumed_fit(tiny_bert_path, corpus,
+                                                                 tmp_path):
+    """Over an encoder trained for an epoch, the head's pseudo-labels are drawn in the
+    kept epoch's space; a fit that resumes a finished one (nothing left to train, no
+    sample scored) embeds the sample again and trains the same head."""
+    docs, _ = corpus
+    docs = docs[::3]
+    params = {**HEADED, "max_epochs": 1, "checkpoint_dir": tmp_path / "ckpt"}
+    first = ShuffleDivideEmbedder(tiny_bert_path, **params).fit(docs)
+    assert first.head_ is not None and first.head_reason_.startswith("head=LinearHead")
+    again = ShuffleDivideEmbedder(tiny_bert_path, **params).fit(docs)  # resumes
+    assert again.best_epoch_ == first.best_epoch_
+    np.testing.assert_allclose(again.head_.weight.detach().numpy(),
+                               first.head_.weight.detach().numpy(), atol=1e-5)
+    np.testing.assert_allclose(again.transform(docs), first.transform(docs), atol=1e-5)
