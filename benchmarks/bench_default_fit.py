@@ -11,6 +11,9 @@ process times, interleaved (the order turns each repeat) and ``--repeats`` times
   then decides on a head (``head="auto"``) and trains it where it decides so;
 - ``k``: the same with ``n_clusters`` the number of classes (as ``quality_summary.json``'s
   ``"default"`` entries), which decides on a head too;
+- ``head``: the same with ``head=LinearHead()``, a head whatever the agreement: what the
+  default costs where it trains one (on samples this small the agreement is often too low
+  for ``"auto"`` to train);
 - ``transform``: the peer, ``transform(docs)`` alone of a
   ``ShuffleDivideEmbedder(max_epochs=0, random_state=seed, verbose=0)`` fitted on the
   same documents beforehand (same ``max_length``, ``max_windows`` and
@@ -49,9 +52,10 @@ from lab.corpora import (
 from lab.reports import add_resume_argument, markdown_table, previous, write_json, write_markdown
 
 from sklearn_shufdiv import ShuffleDivideEmbedder
+from sklearn_shufdiv.embedders import LinearHead
 
-MEASURES = ("default", "auto_k", "k", "transform")
-FITS = ("default", "auto_k", "k")
+MEASURES = ("default", "auto_k", "k", "head", "transform")
+FITS = ("default", "auto_k", "k", "head")
 #: The fitted attributes that describe a fit's decisions.
 DECISIONS = ("max_epochs_", "max_epochs_reason_", "stopped_by_max_time_", "best_epoch_",
              "n_clusters_", "lexical_weight_", "inference_dtype_", "training_fraction_",
@@ -95,7 +99,8 @@ def timed(measure, docs, seed, peer, k):
     if measure == "transform":
         output, embedder = peer.transform(docs), None
     else:
-        params = {"auto_k": {"n_clusters": "auto"}, "k": {"n_clusters": k}}.get(measure, {})
+        params = {"auto_k": {"n_clusters": "auto"}, "k": {"n_clusters": k},
+                  "head": {"n_clusters": k, "head": LinearHead()}}.get(measure, {})
         embedder = ShuffleDivideEmbedder(random_state=seed, verbose=0, **params)
         output = embedder.fit_transform(docs)
     record = {"seconds": time.perf_counter() - start, "load": load}
@@ -160,12 +165,14 @@ def report(results):
              f"{r['seconds']['transform']:.1f}",
              f"{r['ratio']['default']:.2f}", f"{r['ratio']['auto_k']:.2f}",
              f"{r['ratio'].get('k', float('nan')):.2f}",
+             f"{r['seconds'].get('head', float('nan')):.1f}",
+             f"{r['ratio'].get('head', float('nan')):.2f}",
              "yes" if max(r["ratio"].values()) <= GOAL else "no",
              f"{r['load'][0]:.1f}-{r['load'][1]:.1f}",
              r["decisions"]["default"]["max_epochs_"], r["decisions"]["auto_k"]["n_clusters_"],
              head(r["decisions"]["auto_k"]), head(r["decisions"].get("k", {}))]
             for name, r in results["corpora"].items()]
-    views = ("default", "auto_k", "k", "frozen", "tfidf", "lsa")
+    views = ("default", "auto_k", "k", "head", "frozen", "tfidf", "lsa")
     quality = [[name, r["n_classes"]] + [
         f"{r['scores'][view]['acc_mean']:.3f} / {r['scores'][view]['ami_mean']:.3f}"
         for view in views] for name, r in results["corpora"].items()]
@@ -178,12 +185,13 @@ def report(results):
         f"{GOAL:g}); load: 1-minute load average at the start of the measures (min-max).",
         markdown_table(["corpus", "docs", "default fit s", "fit s, n_clusters=auto",
                         "fit s, n_clusters=k", "transform s", "ratio", "ratio, auto",
-                        "ratio, k", "<= 3x", "load", "max_epochs_", "n_clusters_ (auto)",
+                        "ratio, k", "fit s, LinearHead()", "ratio, head", "<= 3x", "load",
+                        "max_epochs_", "n_clusters_ (auto)",
                         "head (auto)", "head (k)"], cost),
         "ACC / AMI, `SphericalKMeans(k=classes)`, mean over the k-means seeds; same run, "
         "same documents:",
         markdown_table(["corpus", "k", "default", "n_clusters=auto", "n_clusters=k",
-                        "frozen (128)", "TF-IDF", "LSA"], quality)])
+                        "LinearHead()", "frozen (128)", "TF-IDF", "LSA"], quality)])
 
 
 def main(argv=None):
@@ -207,6 +215,7 @@ def main(argv=None):
               f"{r['seconds']['auto_k']:.1f} s, n_clusters=k {r['seconds']['k']:.1f} s, "
               f"transform {r['seconds']['transform']:.1f} s: ratio "
               f"{r['ratio']['default']:.2f} / {r['ratio']['auto_k']:.2f} / {r['ratio']['k']:.2f} "
+              f"/ head {r['ratio']['head']:.2f} "
               f"(load {r['load'][0]:.1f}-{r['load'][1]:.1f})", flush=True)
         write_json(args.out.with_suffix(".json"), results)
         write_markdown(args.out.with_suffix(".md"), report(results))
