@@ -10,7 +10,9 @@ Stages (``--stages``, comma-separated; default ``engine,estimator,default-fit``)
 * ``estimator``: one epoch and a transform of ``ShuffleDivideEmbedder(device=...)``;
 * ``default-fit``: ``ShuffleDivideEmbedder(model, n_clusters=5, random_state=0,
   device=...)`` on BBC: ``fit_transform`` against ``transform``, ACC and AMI over three
-  k-means seeds, the kept epoch and the history, to ``training_<device>.json``;
+  k-means seeds, the kept epoch and the history, then the same with ``max_epochs=0``
+  (the CPU's default, a head where ``head="auto"`` decides so), to
+  ``training_<device>.json``;
 * ``probe``: 3 epochs of ``nt-xent`` and ``prototype`` on each corpus of ``--corpora``
   (128 tokens, the whole corpus as the selection sample), each epoch scored with the
   labels (measurement only), into the same file, until ``--budget`` seconds have passed.

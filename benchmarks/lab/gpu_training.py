@@ -30,7 +30,8 @@ def default_fit(model, docs, y, device="cuda", seeds=3):
     """``ShuffleDivideEmbedder(model, n_clusters=k, random_state=0, device=device)`` with
     every other default: ``fit_transform`` timed against the fitted embedder's
     ``transform`` of the same documents, ACC and AMI over ``seeds`` k-means seeds, the kept
-    epoch and the history."""
+    epoch, the history and the head's decision; then the same with ``max_epochs=0`` (the
+    CPU's default: a head where ``head="auto"`` decides so), timed and scored."""
     from sklearn_shufdiv import ShuffleDivideEmbedder
 
     k = len(np.unique(y))
@@ -42,11 +43,21 @@ def default_fit(model, docs, y, device="cuda", seeds=3):
     start = time.perf_counter()
     embedder.transform(docs)
     transform_seconds = time.perf_counter() - start
+    # The CPU's default on the GPU: no encoder epoch, the head where "auto" decides so.
+    headed = ShuffleDivideEmbedder(model, n_clusters=k, max_epochs=0, random_state=0,
+                                   device=device, verbose=1)
+    start = time.perf_counter()
+    head_joined = headed.fit_transform(docs)
+    head_seconds = time.perf_counter() - start
     return {"stage": "default_fit", "n_docs": len(docs), "n_clusters": k,
             "fit_transform_seconds": fit_seconds, "transform_seconds": transform_seconds,
             "best_epoch": int(embedder.best_epoch_),
             "history": history_rows(embedder.history_),
             "scores": mean_scores(joined, y, seeds),
+            "head_reason": embedder.head_reason_,
+            "no_epochs_fit_transform_seconds": head_seconds,
+            "no_epochs_head_reason": headed.head_reason_,
+            "no_epochs_scores": mean_scores(head_joined, y, seeds),
             "inference_dtype": str(embedder.inference_dtype_)}
 
 
