@@ -124,7 +124,7 @@ class Recording(SelectionCriterion):
 def test_selection_scores_the_space_transform_returns(tiny_bert_path, corpus):
     docs, _ = corpus
     embedder = ShuffleDivideEmbedder(tiny_bert_path, lexical_weight=0.5, n_clusters=4,
-                                     selection_sample_size=30,
+                                     selection_sample_size=30, head=None,  # the untuned
                                      **{**ONE_EPOCH, "max_epochs": 0}).fit(docs)
     sample = [docs[i] for i in embedder.selection_indices_]
     expected = embedder.transform(sample)
