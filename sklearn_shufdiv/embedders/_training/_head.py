@@ -10,7 +10,6 @@ transformer. ``transform`` maps the encoder's embeddings by the head before the 
 are joined; ``save_pretrained`` writes it as sentence-transformers' ``Dense`` module.
 """
 
-import inspect
 import math
 from dataclasses import dataclass, field
 from numbers import Integral, Real
@@ -24,6 +23,7 @@ from tqdm.auto import tqdm
 from ...cluster import cluster_centers, cluster_on_sphere, confident_labels
 from ...utils._param_validation import Interval, validate_parameter_constraints
 from ._objectives import OBJECTIVES, Objective, resolve_objective
+from ._values import ParamsValue
 
 __all__ = ["HEAD_OPTIONS", "MAX_SENTENCES", "MIN_AGREEMENT", "SENTENCE_TOKENS", "LinearHead",
            "PseudoLabelSpace", "apply_head", "identity_linear", "resolve_head", "train_head",
@@ -45,7 +45,7 @@ HEAD_OPTIONS = ("auto",)
 SENTENCE_TOKENS, MAX_SENTENCES = 64, 64
 
 
-class LinearHead:
+class LinearHead(ParamsValue):
     """A linear map of the frozen encoder's embeddings, trained on the corpus.
 
     The encoder stays as it is (untuned, or as its own epochs left it); each training
@@ -55,7 +55,7 @@ class LinearHead:
     Divide, a half of a document is the mean of its sentences' embeddings, redrawn every
     epoch; for TF-IDF positives, the views are the two documents' embeddings. An epoch
     costs milliseconds, so a fit with a head costs about one more pass of the encoder
-    (over the sentences) than a fit without one. See :ref:`training`.
+    (over the sentences) than a fit without one. See :ref:`head`.
 
     Parameters
     ----------
@@ -90,33 +90,6 @@ class LinearHead:
         self.max_epochs = max_epochs
         self.learning_rate = learning_rate
         self.weight_decay = weight_decay
-
-    @classmethod
-    def _param_names(cls):
-        return [name for name in inspect.signature(cls.__init__).parameters if name != "self"]
-
-    def get_params(self, deep=True):
-        """The head's parameters, as a dict (``deep`` is ignored: they are plain)."""
-        return {name: getattr(self, name) for name in self._param_names()}
-
-    def set_params(self, **params):
-        """Set parameters by name; returns the head."""
-        for name, value in params.items():
-            if name not in self._param_names():
-                raise ValueError(f"Invalid parameter {name!r} for LinearHead; valid "
-                                 f"parameters: {self._param_names()}.")
-            setattr(self, name, value)
-        return self
-
-    def __repr__(self):
-        params = ", ".join(f"{name}={value!r}" for name, value in self.get_params().items())
-        return f"LinearHead({params})"
-
-    def __eq__(self, other):
-        return type(self) is type(other) and self.get_params() == other.get_params()
-
-    def __hash__(self):
-        return hash(repr(self))
 
     def check(self, n_clusters, sample_size):
         """Validate the parameters, and those of the objective, for a fit with

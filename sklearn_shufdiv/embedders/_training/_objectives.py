@@ -17,16 +17,16 @@ embedder with one clones, and a grid search reaches their parameters
 (``{"objective__weight": [0.5, 1.0]}``).
 """
 
-import inspect
 from numbers import Integral, Real
 
 from ...utils._param_validation import Interval, validate_parameter_constraints
 from ._loss import NTXentLoss, PrototypeLoss, WeightedSum
+from ._values import ParamsValue
 
 __all__ = ["OBJECTIVES", "NTXent", "Objective", "ProtoNCE", "resolve_objective"]
 
 
-class Objective:
+class Objective(ParamsValue):
     """Base of the training objectives: a small value that builds the fit's loss.
 
     Subclasses list their parameters in ``__init__`` (stored as they are, as an
@@ -65,34 +65,6 @@ class Objective:
     needs_pseudo_labels = False
     needs_prototypes = False
     _parameter_constraints = {}
-
-    @classmethod
-    def _param_names(cls):
-        signature = inspect.signature(cls.__init__)
-        return [name for name in signature.parameters if name != "self"]
-
-    def get_params(self, deep=True):
-        """The objective's parameters, as a dict (``deep`` is ignored: they are plain)."""
-        return {name: getattr(self, name) for name in self._param_names()}
-
-    def set_params(self, **params):
-        """Set parameters by name; returns the objective."""
-        for name, value in params.items():
-            if name not in self._param_names():
-                raise ValueError(f"Invalid parameter {name!r} for {type(self).__name__}; "
-                                 f"valid parameters: {self._param_names()}.")
-            setattr(self, name, value)
-        return self
-
-    def __repr__(self):
-        params = ", ".join(f"{name}={value!r}" for name, value in self.get_params().items())
-        return f"{type(self).__name__}({params})"
-
-    def __eq__(self, other):
-        return type(self) is type(other) and self.get_params() == other.get_params()
-
-    def __hash__(self):
-        return hash((type(self).__name__, tuple(self.get_params().items())))
 
     def check(self, n_clusters, sample_size):
         """Validate the parameters for a fit with ``n_clusters`` (None: no epoch
