@@ -283,11 +283,12 @@ def test_the_probe_reads_the_models_limit_and_device(tiny_bert_path, corpus, mon
                   corpus[0])
 
 
-def test_estimate_adds_up(_settings):
-    class Tokenizer:  # one token per word
-        def __call__(self, texts, **kwargs):
-            return {"input_ids": [text.split()[: kwargs.get("max_length")] for text in texts]}
+class Tokenizer:  # one token per word
+    def __call__(self, texts, **kwargs):
+        return {"input_ids": [text.split()[: kwargs.get("max_length")] for text in texts]}
 
+
+def test_estimate_adds_up(_settings):
     settings = _settings.Settings("cpu", max_length=10, batch_size=4, max_epochs=2,
                                   max_windows=1)
     texts = ["w " * 40] * 6  # 40 words: documents of 10 tokens, halves of 10 too
@@ -316,10 +317,6 @@ def test_estimate_adds_up(_settings):
 
 
 def test_estimate_counts_the_pass_of_a_head(_settings):
-    class Tokenizer:  # one token per word
-        def __call__(self, texts, **kwargs):
-            return {"input_ids": [text.split()[: kwargs.get("max_length")] for text in texts]}
-
     settings = _settings.Settings("cpu", max_length=10, batch_size=4, max_epochs=0,
                                   max_windows=1)
     texts = ["w " * 40] * 6
@@ -338,10 +335,6 @@ def test_estimate_counts_the_pass_of_a_head(_settings):
 
 
 def test_training_is_estimated_at_the_speed_of_its_own_precision(_settings):
-    class Tokenizer:  # one token per word
-        def __call__(self, texts, **kwargs):
-            return {"input_ids": [text.split()[: kwargs.get("max_length")] for text in texts]}
-
     settings = _settings.Settings("cpu", max_length=10, batch_size=4, max_epochs=1,
                                   max_windows=1)
     tuned = _settings.estimate(Tokenizer(), ["w " * 40] * 6, settings, 0.01,
