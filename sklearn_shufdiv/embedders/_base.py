@@ -329,7 +329,8 @@ class BaseContrastiveEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
                                   fit.seed)
 
         head, self.head_reason_ = resolve_head(self.head, max_epochs=self.max_epochs_,
-                                               n_clusters=n_clusters, agreement=agreement)
+                                               n_clusters=n_clusters, agreement=agreement,
+                                               gated=self._head_gated)
         verbose = self.verbose and fit.rank == 0
         if verbose:
             tqdm.write(self.head_reason_)
@@ -389,6 +390,11 @@ class BaseContrastiveEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
             f"Training was interrupted after {len(self.history_) - 1} of {self.max_epochs_} "
             f"epochs; the model holds the weights of epoch {self.best_epoch_} "
             f"(best_epoch_), which history_ describes.{where}"), stacklevel=4)
+
+    #: Whether ``head="auto"`` needs the encoder's clusters to agree with the words'
+    #: (``_training._head.resolve_head``): a Shuffle & Divide head amplifies the encoder's
+    #: partition, TF-IDF pairs carry the words themselves.
+    _head_gated = True
 
     def _on_positives(self, positives):
         """Hook: expose what the positive-pair strategy found as fitted attributes."""

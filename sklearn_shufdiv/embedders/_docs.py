@@ -36,8 +36,9 @@ head : "auto", LinearHead or None, default="auto"
     (:class:`~sklearn_shufdiv.embedders.LinearHead`): about one more pass of the
     encoder, over the sentences, instead of the hours of training the encoder on a
     CPU. "auto" trains one where the encoder is not trained (``max_epochs_`` 0),
-    ``n_clusters`` is set and the untuned encoder's clusters agree with the words';
-    ``head_reason_`` says what it chose. None: no head. See :ref:`training`.
+    ``n_clusters`` is set, the words are joined, and, for Shuffle & Divide, the untuned
+    encoder's clusters agree with the words'; ``head_reason_`` says what it chose. None:
+    no head. See :ref:`head`.
 temperature : float, default=0.2
     Softmax temperature of the loss.
 learning_rate : float, default=3e-5

@@ -99,6 +99,8 @@ class TfidfPositiveEmbedder(BaseContrastiveEmbedder):
         self.tfidf_params = tfidf_params
         self.exclude_duplicates = exclude_duplicates
 
+    _head_gated = False  # its pairs carry the words: a head gained on every corpus
+
     def _make_positives(self):
         return TfidfNeighborPositives(self.tfidf_params, self.exclude_duplicates)
 

@@ -256,14 +256,16 @@ def view_agreement(encoded, lexical_rows, n_clusters, seed):
     return float(adjusted_mutual_info_score(first, second))
 
 
-def resolve_head(head, *, max_epochs, n_clusters, agreement):
+def resolve_head(head, *, max_epochs, n_clusters, agreement, gated=True):
     """``(head, reason)``: the :class:`LinearHead` a fit trains (None: no head) for the
     ``head`` parameter, and why, in one line.
 
     ``"auto"`` is ``LinearHead()`` where the encoder is not trained (``max_epochs`` 0),
     the number of clusters is known and ``agreement()`` (the untuned encoder's and the
     words' clusters, :func:`view_agreement`; None without words) is at least
-    :data:`MIN_AGREEMENT`; else no head. A :class:`LinearHead` is itself.
+    :data:`MIN_AGREEMENT`; else no head. Not ``gated`` (TF-IDF pairs, which carry the
+    words themselves), any agreement will do, but not the lack of words. A
+    :class:`LinearHead` is itself.
 
     Examples
     --------
@@ -284,6 +286,10 @@ def resolve_head(head, *, max_epochs, n_clusters, agreement):
     score = agreement()
     if score is None:
         return None, "head='auto': no head without the words (lexical_weight=0)"
+    if not gated:
+        return LinearHead(), (f"head='auto': a LinearHead on TF-IDF pairs, whatever the "
+                              f"agreement of the encoder's clusters and the words' (AMI "
+                              f"{score:.2f})")
     if score < MIN_AGREEMENT:
         return None, (f"head='auto': no head, the encoder's clusters and the words' agree "
                       f"too little (AMI {score:.2f} < {MIN_AGREEMENT})")

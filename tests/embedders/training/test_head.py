@@ -360,6 +360,27 @@ def test_auto_trains_a_head_where_the_views_agree(tiny_bert_path, corpus, monkey
     assert len(seen) == 2
 
 
+def test_auto_trains_tfidf_pairs_whatever_the_agreement(tiny_bert_path, corpus,
+                                                        monkeypatch):
+    """TF-IDF pairs carry the words: their head needs no agreement, but the words."""
+    docs, _ = corpus
+    docs = docs[::3]
+    monkeypatch.setattr(_base, "view_agreement", lambda *args: 0.0)
+    settings = {**HEADED, "head": "auto", "max_epochs": 0}
+    embedder = TfidfPositiveEmbedder(tiny_bert_path, **settings).fit(docs)
+    assert isinstance(embedder.head_, torch.nn.Linear)
+    assert embedder.head_reason_.startswith("head='auto': a LinearHead on TF-IDF pairs")
+    assert "AMI 0.00" in embedder.head_reason_
+    shuffled = ShuffleDivideEmbedder(tiny_bert_path, **settings).fit(docs)
+    assert shuffled.head_ is None and "agree too little" in shuffled.head_reason_
+    wordless = TfidfPositiveEmbedder(tiny_bert_path, **{**settings, "lexical_weight": 0})
+    assert wordless.fit(docs).head_ is None
+    assert "without the words" in wordless.head_reason_
+    resolved, reason = resolve_head("auto", max_epochs=0, n_clusters=2,
+                                    agreement=lambda: 0.1, gated=False)
+    assert resolved == LinearHead() and "whatever the agreement" in reason
+
+
 def test_a_head_without_training_pairs_is_not_trained(tiny_bert_path, corpus):
     docs, _ = corpus
     embedder = ShuffleDivideEmbedder(tiny_bert_path, min_sentences=50,
