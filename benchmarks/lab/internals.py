@@ -52,11 +52,13 @@ from sklearn_shufdiv.embedders._training._head import (
 )
 from sklearn_shufdiv.embedders._training._loss import NTXentLoss, nt_xent_loss, prototype_loss
 from sklearn_shufdiv.utils._graph import cluster_graph, modularity, neighbor_graph
+from sklearn_shufdiv.utils._param_validation import Interval, Options, validate_params
 
 __all__ = [
     "HalfViews", "LinearHead", "PseudoLabelSpace", "apply_head", "content_keys", "resolve_head",
     "train_head", "view_agreement", "TfidfNeighborPositives",
     "cluster_graph", "modularity", "neighbor_graph", "plateau_choice",
+    "Interval", "Options", "validate_params",
     'CRITERIA', 'ContrastiveNet', 'DEFAULT_TFIDF_PARAMS', 'LexicalSpace', 'NTXentLoss',
     'ShuffleDividePositives', 'UntunedSilhouetteCriterion', 'ViewBatch',
     'check_inference_dtype', 'choose_lexical_weight', 'choose_view_weights',

@@ -13,9 +13,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from sklearn_shufdiv.cluster import SphericalKMeans, unit_rows
-from sklearn_shufdiv.utils._param_validation import Interval, Options, validate_params
 
-from .internals import modularity
+from .internals import Interval, Options, modularity, neighbor_graph, validate_params
 
 __all__ = ["choose_view_weights", "join_views", "neighbor_graph"]
 
@@ -61,43 +60,6 @@ def join_views(views, weights):
     if any(sp.issparse(part) for part in parts):
         return sp.hstack([sp.csr_matrix(part) for part in parts], format="csr")
     return np.hstack(parts)
-
-
-def neighbor_graph(rows, n_neighbors=20):
-    """The symmetric graph joining each row to its ``n_neighbors`` most similar by cosine.
-
-    Parameters
-    ----------
-    rows : {ndarray, sparse matrix} of shape (n_documents, dim)
-    n_neighbors : int, default=20
-        At most ``n_documents - 1``.
-
-    Returns
-    -------
-    graph : scipy.sparse.csr_matrix of shape (n_documents, n_documents)
-        1 where either row is among the other's neighbours, else 0; no self-loops.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> rows = np.array([[1.0, 0.0], [0.9, 0.1], [0.0, 1.0], [0.1, 0.9]])
-    >>> neighbor_graph(rows, n_neighbors=1).toarray().astype(int).tolist()
-    [[0, 1, 0, 0], [1, 0, 0, 0], [0, 0, 0, 1], [0, 0, 1, 0]]
-    """
-    unit = _unit(rows)
-    n = unit.shape[0]
-    if not 1 <= n_neighbors < n:
-        raise ValueError(f"n_neighbors={n_neighbors} must be in [1, {n - 1}] for {n} documents.")
-    neighbours = np.empty((n, n_neighbors), dtype=np.int64)
-    for start in range(0, n, 2048):
-        block = unit[start:start + 2048] @ unit.T
-        block = block.toarray() if sp.issparse(block) else block
-        block[np.arange(len(block)), np.arange(start, start + len(block))] = -np.inf
-        top = np.argpartition(-block, n_neighbors - 1, axis=1)[:, :n_neighbors]
-        neighbours[start:start + len(block)] = top
-    graph = sp.csr_matrix((np.ones(n * n_neighbors), (np.repeat(np.arange(n), n_neighbors),
-                                                      neighbours.ravel())), shape=(n, n))
-    return ((graph + graph.T) > 0).astype(np.float64).tocsr()
 
 
 @validate_params({"views": ["array-like"], "n_clusters": [Interval(Integral, 2, None)],

@@ -16,7 +16,7 @@ def neighbor_graph(X, n_neighbors=20):
 
     Parameters
     ----------
-    X : ndarray of shape (n_samples, n_features)
+    X : {ndarray, sparse matrix} of shape (n_samples, n_features)
     n_neighbors : int, default=20
         At most ``n_samples - 1``.
 
@@ -32,14 +32,16 @@ def neighbor_graph(X, n_neighbors=20):
     >>> neighbor_graph(X, n_neighbors=1).toarray().astype(int).tolist()
     [[0, 1, 0, 0], [1, 0, 0, 0], [0, 0, 0, 1], [0, 0, 1, 0]]
     """
-    unit = normalize(np.asarray(X, dtype=np.float64))
-    n = len(unit)
+    unit = normalize(X.astype(np.float64) if sp.issparse(X)
+                     else np.asarray(X, dtype=np.float64))
+    n = unit.shape[0]
     if not isinstance(n_neighbors, Integral) or not 1 <= n_neighbors < n:
         raise ValueError(f"n_neighbors={n_neighbors!r} must be an integer in [1, {n - 1}] "
                          f"for {n} rows; give fewer neighbours or more rows.")
     neighbours = np.empty((n, n_neighbors), dtype=np.int64)
     for start in range(0, n, 2048):
         block = unit[start:start + 2048] @ unit.T
+        block = block.toarray() if sp.issparse(block) else block
         block[np.arange(len(block)), np.arange(start, start + len(block))] = -np.inf
         neighbours[start:start + len(block)] = np.argpartition(
             -block, n_neighbors - 1, axis=1)[:, :n_neighbors]
