@@ -42,9 +42,8 @@ from lab.corpora import (
     load_corpus,
     score,
 )
-from lab.heads import sentence_embeddings
+from lab.heads import half_views, sentence_embeddings
 from lab.internals import (
-    HalfViews,
     LexicalSpace,
     PseudoLabelSpace,
     apply_head,
@@ -110,19 +109,14 @@ def trained_default(embeddings, sentences, docs, k, seed, sample_size=5000):
         view_agreement(embeddings[sample], rows[sample], k, seed)))
     linear = None
     if head is not None:
-        lengths = np.diff(offsets)
-        keep = np.flatnonzero(lengths >= 4)
-        parts = [embedded[offsets[i]:offsets[i + 1]] for i in keep]
-        views = HalfViews(np.concatenate(parts), np.concatenate([[0], np.cumsum(
-            lengths[keep])]), keep)
-        at = np.minimum(np.searchsorted(sample, keep), len(sample) - 1)
-        pseudo_space = PseudoLabelSpace(  # the selection's sample, in transform's space
-            embeddings[sample], np.where(sample[at] == keep, at, -1),
+        views = half_views(embedded, offsets)
+        pseudo_space = PseudoLabelSpace.of_sample(  # the selection's sample, as fit's
+            embeddings[sample], sample, views.documents,
             lambda mapped: join_words(mapped, rows[sample], SETTINGS["lexical_weight"]))
         linear = train_head(
             views, embeddings.shape[1], head, objective=head.resolved_objective(k),
             temperature=0.2, batch_size=320, n_clusters=k, pseudo_space=pseudo_space,
-            keys=content_keys(docs)[keep], random_state=seed)
+            keys=content_keys(docs)[views.documents], random_state=seed)
     seconds = time.perf_counter() - start
     space = join_words(apply_head(linear, embeddings), rows, SETTINGS["lexical_weight"])
     return space, reason, seconds, linear is not None

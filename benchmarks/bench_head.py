@@ -29,8 +29,8 @@ from lab.corpora import (
     load_corpus,
 )
 from lab.heads import (
-    HalfViews,
     document_means,
+    half_views,
     sentence_embeddings,
     tfidf_head,
     train_head,
@@ -111,7 +111,7 @@ def measure(name, configs, args, done):
     sentences, offsets = sentence_embeddings(name, docs)
     sentence_seconds = time.perf_counter() - start
     means = document_means(sentences, offsets)
-    views = HalfViews(sentences, offsets)
+    views = half_views(sentences, offsets)
     lexical = [LexicalSpace(100, seed).fit(docs).transform(docs) for seed in range(args.seeds)]
 
     def joined(rows, seed):

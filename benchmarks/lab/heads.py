@@ -21,6 +21,7 @@ from sklearn_shufdiv.cluster import SphericalKMeans, confident_labels, unit_rows
 
 from .corpora import _cache_dir, _digest, default_model
 from .internals import (
+    HalfViews,
     NTXentLoss,
     ShuffleDividePositives,
     encode,
@@ -77,32 +78,15 @@ def document_means(embeddings, offsets):
     return (sums / lengths[:, None]).astype(np.float32)
 
 
-class HalfViews:
-    """Shuffle & Divide over sentence embeddings: each epoch, the sentences of every
-    document with at least ``min_sentences`` are shuffled and cut in two halves (the
-    first ``n // 2`` and the rest, as ``shuffle_divide`` cuts them); a view is the mean
-    of its half's embeddings."""
-
-    def __init__(self, embeddings, offsets, min_sentences=4):
-        self.embeddings = torch.as_tensor(embeddings, dtype=torch.float32)
-        self.offsets = np.asarray(offsets)
-        self.lengths = np.diff(self.offsets)
-        self.documents = np.flatnonzero(self.lengths >= min_sentences)
-        self._doc_of = np.repeat(np.arange(len(self.lengths)), self.lengths)
-
-    def sample(self, rng):
-        """``(a, b)``: the two views of each trainable document (``self.documents``)."""
-        keys = rng.random(len(self._doc_of))
-        order = np.lexsort((keys, self._doc_of))
-        rank = np.empty(len(order), dtype=np.int64)
-        rank[order] = np.arange(len(order)) - self.offsets[self._doc_of[order]]
-        second = rank >= self.lengths[self._doc_of] // 2
-        segment = torch.as_tensor(self._doc_of * 2 + second, dtype=torch.int64)
-        n = 2 * len(self.lengths)
-        sums = torch.zeros(n, self.embeddings.shape[1]).index_add_(0, segment, self.embeddings)
-        counts = torch.bincount(segment, minlength=n).clamp(min=1).unsqueeze(1)
-        means = (sums / counts).view(len(self.lengths), 2, -1)[self.documents]
-        return means[:, 0], means[:, 1]
+def half_views(embeddings, offsets, min_sentences=4):
+    """The package's Shuffle & Divide views over frozen sentence embeddings (a
+    ``HalfViews``, as a fit builds them) of the documents of at least ``min_sentences``
+    sentences; ``embeddings`` and ``offsets`` as :func:`sentence_embeddings` returns them."""
+    lengths = np.diff(offsets)
+    keep = np.flatnonzero(lengths >= min_sentences)
+    parts = [embeddings[offsets[i]:offsets[i + 1]] for i in keep]
+    return HalfViews(np.concatenate(parts), np.concatenate([[0], np.cumsum(lengths[keep])]),
+                     keep)
 
 
 class Head(torch.nn.Module):
@@ -148,7 +132,7 @@ def pseudo_labels(space, n_clusters, seed, fraction=1.0):
 def train_head(views, documents, joined, *, kind="linear", epochs=10, batch_size=320,
                learning_rate=1e-3, weight_decay=0.01, temperature=0.2, nt_xent=1.0,
                prototype=0.0, n_clusters=None, fraction=1.0, random_state=0):
-    """Train a :class:`Head` on ``views`` (a :class:`HalfViews`) and return it.
+    """Train a :class:`Head` on ``views`` (from :func:`half_views`) and return it.
 
     ``documents``: the frozen embeddings the head maps for ``transform`` (one row per
     document); ``joined(encoder_rows)``: the space ``transform`` returns for the encoder

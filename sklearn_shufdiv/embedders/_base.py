@@ -375,13 +375,11 @@ class BaseContrastiveEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         if not objective.needs_pseudo_labels:
             return None
         sample = self.selection_indices_
-        encoded = self._sample_embeddings(net, fit)
-        at = np.minimum(np.searchsorted(sample, views.documents), len(sample) - 1)
-        positions = np.where(sample[at] == views.documents, at, -1)
         rows = None if fit.lexical is None else fit.lexical_rows[sample]
         weight = self.lexical_weight_
-        return PseudoLabelSpace(encoded, positions, None if rows is None else (
-            lambda mapped: join_words(mapped, rows, weight)))
+        return PseudoLabelSpace.of_sample(
+            self._sample_embeddings(net, fit), sample, views.documents,
+            None if rows is None else (lambda mapped: join_words(mapped, rows, weight)))
 
     def _warn_interrupted(self):
         where = (f" Resume it by calling fit again with checkpoint_dir="

@@ -160,6 +160,14 @@ class PseudoLabelSpace:
     positions: np.ndarray = field(repr=False)
     join: object = None
 
+    @classmethod
+    def of_sample(cls, encoded, sample, documents, join=None):
+        """The space of the documents ``sample`` (sorted corpus indices; ``encoded`` their
+        rows), for views-documents of corpus indices ``documents``."""
+        sample, documents = np.asarray(sample), np.asarray(documents)
+        at = np.minimum(np.searchsorted(sample, documents), len(sample) - 1)
+        return cls(encoded, np.where(sample[at] == documents, at, -1), join)
+
     def labels(self, objective, linear, n_clusters, seed):
         """``(labels, centers)``: each views-document's pseudo-label (-1: none), as a
         tensor, and the clusters' centers in the head's space."""

@@ -524,3 +524,8 @@ def test_a_head_over_a_trained_encoder_and_after_a_resumed_fit(tiny_bert_path, c
     np.testing.assert_allclose(again.head_.weight.detach().numpy(),
                                first.head_.weight.detach().numpy(), atol=1e-5)
     np.testing.assert_allclose(again.transform(docs), first.transform(docs), atol=1e-5)
+
+
+def test_a_sample_space_places_each_views_document_in_the_sample():
+    space = _head.PseudoLabelSpace.of_sample(np.zeros((3, 2)), [1, 4, 7], [0, 1, 4, 5, 7, 9])
+    assert space.positions.tolist() == [-1, 0, 1, -1, 2, -1]
