@@ -174,7 +174,7 @@ def may_train_head(select, max_epochs, method):
     return select and max_epochs == 0 and method != "frozen"
 
 
-def clusters_a_sample(select, max_epochs, settings, method="frozen"):
+def clusters_a_sample(select, max_epochs, settings, method):
     """Whether a run embeds and clusters the selection's sample (``n_clusters`` is passed
     to the embedder): to choose the epoch, without training to decide on a head, or to
     choose the weight of the words (``--lexical-weight auto``)."""

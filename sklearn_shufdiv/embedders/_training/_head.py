@@ -132,9 +132,7 @@ def apply_head(linear, embeddings):
     if linear is None:
         return embeddings
     with torch.no_grad():
-        weight, bias = linear.weight.detach().cpu().double(), linear.bias.detach().cpu().double()
-        mapped = torch.as_tensor(np.asarray(embeddings, dtype=np.float64)) @ weight.T + bias
-    return mapped.float().numpy()
+        return linear.cpu()(torch.as_tensor(np.asarray(embeddings, dtype=np.float32))).numpy()
 
 
 @dataclass
