@@ -27,12 +27,18 @@ import time
 from pathlib import Path
 
 import numpy as np
-from lab.corpora import REPO_ROOT, add_corpus_arguments, baselines, default_model, load_corpora
+from lab.corpora import (
+    REPO_ROOT,
+    add_corpus_arguments,
+    baselines,
+    default_model,
+    load_corpora,
+    subsample,
+)
 from lab.corpora import score as corpus_score
 from lab.criteria import SilhouetteCriterion
 from lab.internals import UntunedSilhouetteCriterion
 from lab.objectives import OBJECTIVES
-from sklearn.model_selection import train_test_split
 
 from sklearn_shufdiv import ShuffleDivideEmbedder
 from sklearn_shufdiv.embedders import SelectionContext, SelectionCriterion, StabilityCriterion
@@ -83,16 +89,6 @@ def parse_args(argv=None):
     parser.add_argument("--out", type=Path, default=REPO_ROOT / "benchmarks" / "results")
     parser.add_argument("--tag", default="", help="suffix of the output file name")
     return parser.parse_args(argv)
-
-
-def sample(docs, y, n_docs):
-    """A stratified sample of ``n_docs`` documents (seed 0), in corpus order."""
-    if not n_docs or n_docs >= len(docs):
-        return docs, y
-    keep, _ = train_test_split(np.arange(len(docs)), train_size=n_docs, stratify=y,
-                               random_state=0)
-    keep = np.sort(keep)
-    return [docs[i] for i in keep], y[keep]
 
 
 def choices(recorder, k):
@@ -150,7 +146,7 @@ def main(argv=None):
     args = parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
     for name, (docs, y, _) in load_corpora(args).items():
-        docs, y = sample(docs, y, args.n_docs)
+        docs, y = subsample(docs, y, args.n_docs)
         outcome = {"args": {k: str(v) for k, v in vars(args).items()},
                    "baselines": baselines(name, docs, y, args.kmeans_seeds), "runs": []}
         print(f"{name}, {len(docs)} documents: " + ", ".join(
